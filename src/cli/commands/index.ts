@@ -1,0 +1,7 @@
+/** Every `tgw` command, in the order `tgw --help` lists them. Each module registers one command. */
+import type { Command } from "commander";
+
+/** Registers one command (and its subcommands) on the program. */
+export type RegisterCommand = (program: Command) => void;
+
+export const commands: RegisterCommand[] = [];

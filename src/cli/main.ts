@@ -1,0 +1,46 @@
+/**
+ * `tgw` entry point: builds the commander program, registers every command from ./commands, runs it
+ * and maps errors to exit codes. Only this file decides how an error is shown and how the process
+ * exits; commands throw.
+ */
+import { readFileSync } from "node:fs";
+import { Command } from "commander";
+import { commands } from "./commands/index.js";
+import { reportError } from "./output.js";
+
+const program = new Command();
+program
+  .name("tgw")
+  .description(
+    "Declarative reconciler for the Tunnel Gateway Management API: validate, plan and apply desired state.",
+  )
+  .version(readVersion(), "-V, --version")
+  .option("--debug", "show stack traces and debug logs")
+  .showHelpAfterError()
+  .addHelpText(
+    "after",
+    `
+Exit codes:
+  0    success (with --detailed-exitcode: no changes)
+  1    error: invalid configuration, API error, unsafe plan, lock timeout
+  2    with --detailed-exitcode: success, and the plan has changes
+  130  interrupted before anything was applied
+
+Environment:
+  TGW_API_URL   API base URL; unset: an embedded reference server under .tgw/
+  TGW_API_KEY   API key (Bearer token) for TGW_API_URL
+  NO_COLOR      disable colours (also off when output is not a terminal)`,
+  );
+
+for (const register of commands) register(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.exitCode = reportError(err, { debug: Boolean(program.opts().debug) });
+}
+
+function readVersion(): string {
+  // dist/cli/main.js and src/cli/main.ts are both two levels below the package root.
+  return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+}

@@ -1,0 +1,38 @@
+/**
+ * The CLI-side error catalogue: every error the reconciler raises on purpose is a `TgwError` with a
+ * stable `code` and the process exit code the CLI uses for it. Anything else reaching the CLI is a
+ * bug (`InternalError`), shown with a stack trace only under `--debug`.
+ *
+ * Exit codes (also in `tgw --help` and README.md):
+ * - 0 success (with `--detailed-exitcode`: no changes)
+ * - 1 error: invalid configuration, API error, unsafe plan, lock timeout...
+ * - 2 with `--detailed-exitcode`: success and the plan has changes
+ * - 130 interrupted (SIGINT) before anything was applied
+ */
+
+/** Exit code of the process, by meaning. */
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  changes: 2,
+  interrupted: 130,
+} as const;
+
+/** Base of every deliberate error. `code` is stable (for `--json` output and tests). */
+export class TgwError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  constructor(code: string, message: string, options?: { exitCode?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.exitCode = options?.exitCode ?? ExitCode.error;
+  }
+}
+
+/** The user asked for something that cannot be done as asked (bad flag combination, unknown address...). */
+export class UsageError extends TgwError {
+  constructor(message: string) {
+    super("usage", message);
+  }
+}
