@@ -1,0 +1,20 @@
+/**
+ * The resource model: kind descriptors and validators derived from `schemas/`, and the TypeScript
+ * types generated from the same schemas (./types.gen.ts, `npm run gen`).
+ */
+export { createAjv, explainFormat, schemaKey } from "./ajv.js";
+export {
+  allKinds,
+  collections,
+  type FieldDescriptor,
+  fillPath,
+  getKind,
+  type KindDescriptor,
+  kindOfId,
+  type ModuleParent,
+  moduleKinds,
+  type Normalization,
+  type Operation,
+  specKinds,
+} from "./kinds.js";
+export { inlineRefs, type JsonSchema, loadSchemaDocuments, resolveRef, schemasDir } from "./schema-files.js";
