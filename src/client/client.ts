@@ -1,0 +1,426 @@
+/**
+ * The API client: the only way the rest of tgw talks to the Tunnel Gateway Management API.
+ *
+ * Every request carries `Authorization: Bearer <apiKey>` and `Service-Version: 2`, plus
+ * `Content-Type: application/json` when it has a body. Bodies are JSON both ways; a 204 (or any empty
+ * success body) gives `undefined`. Each attempt waits for a rate-limit slot (./rate-limit.ts), then is
+ * retried by the policy of ./retry.ts; failures surface as `ApiError` or `NetworkError` (./errors.ts).
+ * Connections are kept alive in an undici Agent owned by the client: call `close()` when done.
+ *
+ * Aborting the `signal` of a call rejects it with `signal.reason`, whether it is in flight, in a backoff
+ * or waiting for a rate-limit slot. An aborted POST that was already sent may have created its resource.
+ *
+ * @example
+ * const api = new ApiClient({ baseUrl: "https://api.example.com", apiKey: process.env.TGW_API_KEY ?? "" });
+ * const key = await api.post<{ id: string }>("/api_keys", { description: "ci" });
+ * for await (const k of api.list<{ id: string }>("/api_keys", "keys")) console.log(k.id);
+ * await api.close();
+ */
+import { Agent } from "undici";
+import { TgwError, UsageError } from "../errors.js";
+import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
+import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
+import {
+  backoffDelay,
+  classifyFailure,
+  DEFAULT_RETRY,
+  type Failure,
+  isIdempotent,
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryOptions,
+  timeoutFailure,
+} from "./retry.js";
+import { sleep } from "./sleep.js";
+
+/** Methods the API uses. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Query parameters; undefined values are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Options of one call. */
+export interface RequestOptions {
+  /** JSON-serialisable request body; sent with `Content-Type: application/json`. */
+  body?: unknown;
+  query?: Query;
+  signal?: AbortSignal;
+}
+
+/** Options of a list. */
+export interface ListOptions {
+  /** Page size, an integer in 1..100 (server default 100). */
+  limit?: number;
+  /** Extra query parameters of the first page (later pages use `next_page_uri` as given). */
+  query?: Query;
+  signal?: AbortSignal;
+}
+
+/** One attempt, as reported to `onResponse`. Never carries bodies or headers (they hold secrets). */
+export interface ResponseEvent {
+  method: HttpMethod;
+  /** Path relative to the base URL, without the query string. */
+  path: string;
+  /** HTTP status; undefined when no response arrived (see `failure`). */
+  status: number | undefined;
+  /** 1 for the first attempt, 2 for the first retry... */
+  attempt: number;
+  /** Time from sending to the end of the response body, in ms (rate-limit waits excluded). */
+  durationMs: number;
+  /** Reason of a failed attempt without response, e.g. `ECONNRESET` or `timeout`. */
+  failure?: string;
+  /** Set when the client will retry: the wait before the next attempt, in ms. */
+  retryInMs?: number;
+}
+
+/** Settings of an `ApiClient`. */
+export interface ApiClientOptions {
+  /** Base URL, e.g. `https://api.example.com` or `http://127.0.0.1:4000/v2`; paths are appended to it. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey: string;
+  /**
+   * Client-side limit of request starts. Default: 120 per 60 s, or none when the base URL's host is
+   * loopback. `false` turns it off.
+   */
+  rateLimit?: RateLimit | false;
+  /** Retry settings; unset fields take the values of `DEFAULT_RETRY`. */
+  retry?: Partial<RetryOptions>;
+  /** Deadline of one attempt (connect, send, response body), in ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Called after every attempt. Exceptions it throws are ignored: observing must not change a run. */
+  onResponse?: (event: ResponseEvent) => void;
+}
+
+/**
+ * What the engine needs from the API. `T` is the caller's claim about the response shape; the client
+ * does not validate it.
+ */
+export interface Api {
+  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
+  get<T = unknown>(path: string, options?: Omit<RequestOptions, "body">): Promise<T>;
+  post<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T>;
+  put<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T>;
+  patch<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T>;
+  delete(path: string, options?: Omit<RequestOptions, "body">): Promise<void>;
+  list<T = unknown>(path: string, listKey: string, options?: ListOptions): AsyncGenerator<T, void, undefined>;
+  listAll<T = unknown>(path: string, listKey: string, options?: ListOptions): Promise<T[]>;
+}
+
+type Attempt =
+  | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { failure: Failure; error: unknown };
+
+/** HTTP client of the API. One per base URL and key; safe for concurrent calls. */
+export class ApiClient implements Api {
+  readonly #base: URL;
+  readonly #basePath: string;
+  readonly #apiKey: string;
+  readonly #retry: RetryOptions;
+  readonly #timeoutMs: number;
+  readonly #limiter: RateLimiter | undefined;
+  readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
+  readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+  #closed = false;
+
+  /** @throws UsageError when `baseUrl` is not an http(s) URL. */
+  constructor(options: ApiClientOptions) {
+    this.#base = parseBaseUrl(options.baseUrl);
+    this.#basePath = this.#base.pathname.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    const rate = resolveRateLimit(this.#base, options.rateLimit);
+    this.#limiter = rate === undefined ? undefined : new RateLimiter(rate);
+    this.#onResponse = options.onResponse;
+  }
+
+  /**
+   * Sends one call (with retries) and returns the parsed JSON body, or undefined for an empty body.
+   * @param path relative to the base URL, starting with `/`, e.g. `/api_keys/ak_123`.
+   * @throws ApiError on a non-2xx answer or an unreadable success body.
+   * @throws NetworkError when no answer came (after the retries the method allows).
+   * @throws `options.signal.reason` when aborted.
+   */
+  async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = this.#url(path, options.query);
+    return (await this.#send(method, url, options.body, options.signal)).value as T;
+  }
+
+  /** GET `path`. Errors as `request`. */
+  get<T = unknown>(path: string, options?: Omit<RequestOptions, "body">): Promise<T> {
+    return this.request<T>("GET", path, options);
+  }
+
+  /** POST `body` to `path` (a create: never retried except on 429). Errors as `request`. */
+  post<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
+    return this.request<T>("POST", path, { ...options, body });
+  }
+
+  /** PUT `body` at `path` (modules). Errors as `request`. */
+  put<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
+    return this.request<T>("PUT", path, { ...options, body });
+  }
+
+  /** PATCH `path` with `body`. Errors as `request`. */
+  patch<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
+    return this.request<T>("PATCH", path, { ...options, body });
+  }
+
+  /** DELETE `path`. Errors as `request` (a 404 is an `ApiError`; the caller decides if that is fine). */
+  async delete(path: string, options?: Omit<RequestOptions, "body">): Promise<void> {
+    await this.request("DELETE", path, options);
+  }
+
+  /**
+   * Yields the items of a list, page after page, following `next_page_uri` until it is null.
+   * `next_page_uri` is only followed when it has the base URL's origin: the API key is never sent elsewhere.
+   * @param listKey the envelope key holding the items, e.g. `keys` for `/api_keys`.
+   * @throws RangeError when `limit` is not an integer in 1..100.
+   * @throws ApiError when a page has no array under `listKey`, or `next_page_uri` points to another
+   *   origin or back to the same page; otherwise as `request`.
+   */
+  async *list<T = unknown>(
+    path: string,
+    listKey: string,
+    options: ListOptions = {},
+  ): AsyncGenerator<T, void, undefined> {
+    const { limit } = options;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+      throw new RangeError(`list limit must be an integer in 1..100, got ${limit}`);
+    }
+    let url: URL | undefined = this.#url(path, { ...options.query, limit });
+    while (url !== undefined) {
+      const { status, value } = await this.#send("GET", url, undefined, options.signal);
+      const page = isRecord(value) ? value : {};
+      const items = page[listKey];
+      const where = this.#displayPath(url, true);
+      if (!Array.isArray(items)) {
+        throw new ApiError({
+          method: "GET",
+          path: where,
+          status,
+          message: `the response has no list "${listKey}"`,
+        });
+      }
+      for (const item of items) yield item as T;
+      url = this.#nextPage(page.next_page_uri, url, where, status);
+    }
+  }
+
+  /** Collects `list` into an array. Errors as `list`. */
+  async listAll<T = unknown>(path: string, listKey: string, options?: ListOptions): Promise<T[]> {
+    const all: T[] = [];
+    for await (const item of this.list<T>(path, listKey, options)) all.push(item);
+    return all;
+  }
+
+  /**
+   * Rejects calls waiting for a rate-limit slot, then closes the kept-alive connections once in-flight
+   * requests end. Later calls reject with a `TgwError` of code `closed`.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#limiter?.dispose(closedError());
+    await this.#agent.close();
+  }
+
+  async #send(
+    method: HttpMethod,
+    url: URL,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; value: unknown }> {
+    signal?.throwIfAborted();
+    const path = this.#displayPath(url, true);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw closedError();
+      const release = await this.#limiter?.acquire(signal);
+      const started = performance.now();
+      let result: Attempt;
+      try {
+        result = await this.#attempt(method, url, payload, signal);
+      } finally {
+        release?.();
+      }
+      const event = {
+        method,
+        path: this.#displayPath(url, false),
+        attempt,
+        durationMs: performance.now() - started,
+      };
+      const mayRetry = attempt <= this.#retry.retries;
+
+      if ("failure" in result) {
+        const { failure } = result;
+        const retryInMs =
+          mayRetry && failure.transient && isIdempotent(method)
+            ? backoffDelay(attempt, this.#retry)
+            : undefined;
+        this.#emit({ ...event, status: undefined, failure: failure.reason, retryInMs });
+        if (retryInMs === undefined) {
+          throw new NetworkError({
+            method,
+            url: url.origin + url.pathname + url.search,
+            reason: failure.reason,
+            description: failure.description,
+            attempts: attempt,
+            mayHaveBeenCreated: method === "POST" && failure.maybeSent,
+            cause: result.error,
+          });
+        }
+        await sleep(retryInMs, signal);
+        continue;
+      }
+
+      const { status, headers, text } = result;
+      if (status >= 200 && status < 300) {
+        this.#emit({ ...event, status });
+        return { status, value: parseSuccess(method, path, status, text) };
+      }
+      let retryInMs: number | undefined;
+      if (mayRetry && isRetryableStatus(method, status)) {
+        const after = parseRetryAfter(headers["retry-after"]);
+        if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
+        else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
+      }
+      this.#emit({ ...event, status, retryInMs });
+      if (retryInMs === undefined) {
+        const contentType = headers["content-type"];
+        throw apiErrorFromResponse({
+          method,
+          path,
+          status,
+          contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+          body: text,
+        });
+      }
+      await sleep(retryInMs, signal);
+    }
+  }
+
+  /** One HTTP exchange under the per-attempt deadline. Throws only the caller's abort reason. */
+  async #attempt(
+    method: HttpMethod,
+    url: URL,
+    payload: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt> {
+    // A fresh controller per attempt, fed by the caller's signal and the deadline; the listener is
+    // removed afterwards so a long-lived signal (watch mode) does not accumulate listeners.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error("timeout"));
+    }, this.#timeoutMs);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      "service-version": "2",
+      accept: "application/json",
+      "user-agent": "tunnelgw",
+    };
+    if (payload !== undefined) headers["content-type"] = "application/json";
+    try {
+      const res = await this.#agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method,
+        headers,
+        body: payload,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
+      return { failure: classifyFailure(error), error };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #url(path: string, query: Query | undefined): URL {
+    if (!path.startsWith("/")) throw new TypeError(`API path must start with "/": ${path}`);
+    const url = new URL(this.#base.origin + this.#basePath + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /** The path shown in errors and events: relative to the base URL, with or without the query. */
+  #displayPath(url: URL, withQuery: boolean): string {
+    const path = url.pathname.startsWith(`${this.#basePath}/`)
+      ? url.pathname.slice(this.#basePath.length)
+      : url.pathname;
+    return withQuery ? path + url.search : path;
+  }
+
+  #nextPage(next: unknown, current: URL, where: string, status: number): URL | undefined {
+    if (next === null || next === undefined) return undefined;
+    const fail = (message: string) => new ApiError({ method: "GET", path: where, status, message });
+    if (typeof next !== "string") throw fail("next_page_uri is not a string");
+    let url: URL;
+    try {
+      url = new URL(next, this.#base);
+    } catch {
+      throw fail(`next_page_uri is not a URL: ${next}`);
+    }
+    if (url.origin !== this.#base.origin) {
+      throw fail(`next_page_uri ${url.origin} is not the API origin ${this.#base.origin}; not following it`);
+    }
+    if (url.href === current.href) throw fail(`next_page_uri points to the same page: ${next}`);
+    return url;
+  }
+
+  #emit(event: ResponseEvent): void {
+    try {
+      this.#onResponse?.(event);
+    } catch {
+      // Deliberately ignored: see ApiClientOptions.onResponse.
+    }
+  }
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`invalid API base URL: ${baseUrl}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`API base URL must be http or https: ${baseUrl}`);
+  }
+  return url;
+}
+
+function parseSuccess(method: HttpMethod, path: string, status: number, text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError({
+      method,
+      path,
+      status,
+      message: "the response body is not valid JSON",
+      mayHaveBeenCreated: method === "POST",
+    });
+  }
+}
+
+function closedError(): TgwError {
+  return new TgwError("closed", "the API client is closed");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

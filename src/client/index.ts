@@ -1,0 +1,17 @@
+/**
+ * Public surface of the API client. The engine imports from here only.
+ * @see ./client.ts for the behaviour (headers, retries, rate limit, abort).
+ */
+export {
+  type Api,
+  ApiClient,
+  type ApiClientOptions,
+  type HttpMethod,
+  type ListOptions,
+  type Query,
+  type RequestOptions,
+  type ResponseEvent,
+} from "./client.js";
+export { ApiError, NetworkError } from "./errors.js";
+export { PRODUCTION_RATE_LIMIT, type RateLimit } from "./rate-limit.js";
+export { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
