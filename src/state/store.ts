@@ -1,0 +1,65 @@
+/**
+ * The state store contract: the reconciler's own record of what it manages (DECISIONS.md
+ * section 3.2). The state is a cache and a journal, not the only truth: when it is lost or stale the
+ * engine rebuilds it from ownership markers in live state. It never holds a secret: only ids,
+ * fingerprints and SHA-256 digests of write-only inputs.
+ *
+ * Implementations: ./file-store.ts (local JSON file). A shared store (Postgres) implements the
+ * same interface and must pass test/state/conformance.ts.
+ */
+
+/** What the state remembers about one managed address. */
+export interface StateRecord {
+  /** `api_keys.ci-deployer`, or a module address `edges.https.<edge>.routes.<route>.saml`. */
+  address: string;
+  kind: string;
+  /** Server id of the resource; for a module, its API path (its identity). */
+  id: string;
+  /**
+   * SHA-256 (hex) of the canonical JSON of the desired fields last applied (refs resolved to ids,
+   * secrets included only through their digests), so a changed config shows even for write-only fields.
+   */
+  fingerprint: string;
+  /** SHA-256 (hex) of each write-only input last sent, by field name (e.g. `private_key_pem`). */
+  writeOnly?: Record<string, string>;
+  /** Addresses this one referred to when last applied (orders deletes of removed resources). */
+  dependsOn?: string[];
+  /** RFC 3339 time of the last create / update / put. */
+  appliedAt: string;
+}
+
+/** One consistent version of the state. */
+export interface StateSnapshot {
+  /** Format version of the file. */
+  version: 1;
+  /** Random id fixed when the state is first created; a state of another lineage is refused. */
+  lineage: string;
+  /** Incremented on every write. */
+  serial: number;
+  stack: string;
+  /** Records by address. */
+  resources: Record<string, StateRecord>;
+}
+
+/** Releases a lock; safe to call twice. */
+export type Unlock = () => Promise<void>;
+
+/** Where a state lives and how writers are kept apart. */
+export interface StateStore {
+  /** Human name of the location, for messages (`.tgw/state.json`). */
+  readonly location: string;
+  /** The current snapshot; an empty one (serial 0, new lineage) when none exists yet. */
+  read(): Promise<StateSnapshot>;
+  /**
+   * Replaces the stored snapshot atomically (a reader sees the old or the new one, never a mix)
+   * and returns it with `serial` incremented.
+   * @throws StateConflictError if the stored serial or lineage is not the one `snapshot` was read at.
+   */
+  write(snapshot: StateSnapshot): Promise<StateSnapshot>;
+  /**
+   * Takes the exclusive lock of this state, waiting up to `timeoutMs` (0: fail at once).
+   * `holder` describes the taker (`tgw apply, pid 123 on host`) and is shown to whoever waits.
+   * @throws LockTimeoutError naming the current holder when the wait runs out.
+   */
+  lock(opts: { timeoutMs: number; holder: string }): Promise<Unlock>;
+}
