@@ -41,10 +41,13 @@ export class ApiError extends TgwError {
   readonly method: string;
   readonly path: string;
   readonly mayHaveBeenCreated: boolean;
+  /** The server's text alone, so `format()` can put the operation id next to it. */
+  readonly #detail: string;
 
   constructor(init: ApiErrorInit) {
     const created = init.mayHaveBeenCreated === true;
     super("api", created ? `${init.message}; ${CREATE_OUTCOME_UNKNOWN}` : init.message);
+    this.#detail = init.message;
     this.status = init.status;
     this.errorCode = init.errorCode;
     this.operationId = init.operationId;
@@ -55,12 +58,14 @@ export class ApiError extends TgwError {
 
   /**
    * One line for people, e.g.
-   * `POST /api_keys: 400 TGW_1003 description is 300 bytes, limit 255 (operation op_123)`.
+   * `POST /api_keys: 400 TGW_1003 description is 300 bytes, limit 255 (operation op_123)`;
+   * a POST of unknown outcome ends with `; the resource may or may not have been created...`.
    */
   format(): string {
     const code = this.errorCode === undefined ? "" : ` ${this.errorCode}`;
     const op = this.operationId === undefined ? "" : ` (operation ${this.operationId})`;
-    return `${this.method} ${this.path}: ${this.status}${code} ${this.message}${op}`;
+    const note = this.mayHaveBeenCreated ? `; ${CREATE_OUTCOME_UNKNOWN}` : "";
+    return `${this.method} ${this.path}: ${this.status}${code} ${this.#detail}${op}${note}`;
   }
 }
 

@@ -228,6 +228,17 @@ describe("abort", () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it("close() rejects calls waiting for a rate-limit slot and later calls", async () => {
+    const { server, client } = await setup({ rateLimit: { requests: 1, windowMs: 10_000 } });
+    server.handler = json(200, {});
+    await client.get("/a");
+    const waiting = client.get("/b").catch((e: unknown) => e);
+    await client.close();
+    expect(await waiting).toMatchObject({ code: "closed" });
+    await expect(client.get("/c")).rejects.toMatchObject({ code: "closed" });
+    expect(server.seen).toHaveLength(1);
+  });
+
   it("sends nothing when already aborted", async () => {
     const { server, client } = await setup();
     await expect(client.post("/api_keys", {}, { signal: AbortSignal.abort() })).rejects.toThrow();

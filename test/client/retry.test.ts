@@ -102,7 +102,9 @@ describe("POST", () => {
     expect(err.status).toBe(503);
     expect(err.mayHaveBeenCreated).toBe(true);
     expect(err.message).toMatch(/may or may not have been created/);
-    expect(err.format()).toMatch(/^POST \/api_keys: 503 TGW_5030 service unavailable; .*may or may not/);
+    expect(err.format()).toMatch(
+      /^POST \/api_keys: 503 TGW_5030 service unavailable \(operation op_test\); .*may or may not/,
+    );
     expect(server.seen).toHaveLength(1);
   });
 
