@@ -17,4 +17,14 @@ export {
   type Operation,
   specKinds,
 } from "./kinds.js";
+export {
+  canonicalJson,
+  decodeMetadata,
+  encodeMetadata,
+  MARKER_KEY,
+  normalizeUserMetadata,
+  type OwnershipMarker,
+  type UserMetadata,
+  userMetadataObject,
+} from "./metadata.js";
 export { inlineRefs, type JsonSchema, loadSchemaDocuments, resolveRef, schemasDir } from "./schema-files.js";

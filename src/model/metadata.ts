@@ -1,0 +1,99 @@
+/**
+ * The wire form of `metadata` and the ownership marker it carries (DECISIONS.md section 3.1).
+ *
+ * Rules:
+ * - The user writes metadata as a mapping (becomes a JSON object) or as a string. A string that
+ *   parses as a JSON object is that object; any other string is kept as `{"value": "<string>"}`
+ *   when a marker must be added, and sent unchanged when not.
+ * - With a marker, the object gets the key `tgw` = `{"address": ..., "stack": ...}`; the user may
+ *   not use the key `tgw` (`MARKER_KEY`) at the top level of their metadata.
+ * - JSON is written with keys sorted at every depth, so equal data always gives equal text.
+ */
+
+/** The key of the ownership marker inside metadata. */
+export const MARKER_KEY = "tgw";
+
+/** Who owns a resource: the stack and the address in that stack's desired state. */
+export interface OwnershipMarker {
+  stack: string;
+  address: string;
+}
+
+/** Metadata as written in configuration: a mapping, a string, or nothing. */
+export type UserMetadata = Record<string, unknown> | string | undefined;
+
+/** JSON text of `value` with object keys sorted at every depth (arrays keep their order). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user's metadata as an object when it is one (a mapping, or a string holding a JSON object). */
+export function userMetadataObject(user: UserMetadata): Record<string, unknown> | undefined {
+  if (user === undefined) return undefined;
+  return typeof user === "string" ? parseObject(user) : user;
+}
+
+/**
+ * The metadata string to send. With `marker`, always a JSON object holding the marker; without,
+ * the user's value (a mapping as canonical JSON, a string unchanged, nothing as "").
+ */
+export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): string {
+  if (!marker) return user === undefined ? "" : typeof user === "string" ? user : canonicalJson(user);
+  const base =
+    user === undefined || user === "" ? {} : (userMetadataObject(user) ?? { value: user as string });
+  return canonicalJson({ ...base, [MARKER_KEY]: { address: marker.address, stack: marker.stack } });
+}
+
+/**
+ * Splits live metadata into the marker (if it carries a well-formed one) and the rest, as it
+ * would have been written: `user` is the canonical JSON of the remaining object ("" when nothing
+ * remains, the original string when it was wrapped as `{"value": ...}`), or the live string itself
+ * when it is not a JSON object.
+ */
+export function decodeMetadata(live: string): { marker?: OwnershipMarker; user: string } {
+  const obj = parseObject(live);
+  if (!obj) return { user: live };
+  const m = obj[MARKER_KEY] as Partial<OwnershipMarker> | undefined;
+  if (!m || typeof m !== "object" || typeof m.stack !== "string" || typeof m.address !== "string") {
+    return { user: canonicalJson(obj) };
+  }
+  const { [MARKER_KEY]: _, ...rest } = obj;
+  const keys = Object.keys(rest);
+  const user =
+    keys.length === 0
+      ? ""
+      : keys.length === 1 && typeof rest.value === "string"
+        ? rest.value
+        : canonicalJson(rest);
+  return { marker: { stack: m.stack, address: m.address }, user };
+}
+
+/**
+ * The user's part of metadata in the same form `decodeMetadata` returns, for comparing desired
+ * with live: `normalizeUserMetadata(desired) === decodeMetadata(live).user` means no drift.
+ */
+export function normalizeUserMetadata(user: UserMetadata): string {
+  if (user === undefined || user === "") return "";
+  const obj = userMetadataObject(user);
+  if (obj) return Object.keys(obj).length === 0 ? "" : canonicalJson(obj);
+  return user as string;
+}
