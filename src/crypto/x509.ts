@@ -1,0 +1,174 @@
+/**
+ * Reading an uploaded TLS certificate chain (SPEC.md "TLS certificate"; DECISIONS.md section 5: every
+ * response field is parsed from the PEM for real). Parsing uses @peculiar/x509; the chain order check
+ * and the public key type use node:crypto, which verifies signatures synchronously.
+ *
+ * Rules for accepted chains (SPEC.md leaves them "not shown"; these are ours):
+ * - one or more `CERTIFICATE` PEM blocks, leaf first, each followed by the certificate that issued it
+ *   (issuer name matches and the signature verifies); the last one need not be a root;
+ * - no other kind of PEM block (a private key belongs in `private_key_pem`);
+ * - the leaf's public key is rsa, ecdsa (P-256/384/521) or ed25519;
+ * - validity dates are reported, not enforced: an expired certificate is accepted.
+ */
+import { type KeyObject, X509Certificate as NodeX509Certificate } from "node:crypto";
+import {
+  ExtendedKeyUsageExtension,
+  KeyUsagesExtension,
+  type Name,
+  SubjectAlternativeNameExtension,
+  X509Certificate,
+} from "@peculiar/x509";
+import { CryptoInputError } from "./errors.js";
+import { type KeyType, keyTypeOf } from "./key-type.js";
+import { readPemBlocks } from "./pem.js";
+import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
+
+/**
+ * The fields of SPEC.md "TLS certificate" that are derived from the leaf certificate, with the API's
+ * names. Text fields are `""` when the certificate does not have them.
+ */
+export interface CertificateInfo {
+  /** First CN of the subject. */
+  subject_common_name: string;
+  /** DNS names (wildcards kept as written, e.g. `*.app.example.com`) and IP addresses (IPv4 dotted,
+   *  IPv6 compressed lower-case) of the SubjectAltName extension, in certificate order. */
+  subject_alternative_names: { dns_names: string[]; ips: string[] };
+  /** RFC 3339 UTC with second precision, e.g. `2026-01-01T00:00:00Z`. */
+  not_before: string;
+  /** RFC 3339 UTC with second precision. */
+  not_after: string;
+  /** Key usage names in bit order (mapping: x509-usages.ts); `[]` without the extension. */
+  key_usages: string[];
+  /** Extended key usage names in certificate order (mapping: x509-usages.ts); `[]` without the extension. */
+  extended_key_usages: string[];
+  /** Type of the leaf's public key, hence of the matching private key. */
+  private_key_type: KeyType;
+  /** First CN of the issuer. */
+  issuer_common_name: string;
+  /** Serial number as lower-case hex of its unsigned value, two digits per byte, no leading zero bytes
+   *  (e.g. `0a1b`; `00` for zero): what `openssl x509 -noout -serial` prints, lower-cased. */
+  serial_number: string;
+  /** First O, OU, L, ST and C of the subject. */
+  subject_organization: string;
+  subject_organizational_unit: string;
+  subject_locality: string;
+  subject_province: string;
+  subject_country: string;
+}
+
+/**
+ * Parse and check a PEM certificate chain and describe its leaf.
+ *
+ * @param pem PEM text, leaf first (see the rules above)
+ * @param what how to name the input in messages; defaults to `certificate_pem`
+ * @returns the SPEC.md fields of the leaf
+ * @throws CryptoInputError saying what is wrong: not a string, empty, no PEM block, a truncated or
+ *   non-certificate block, a certificate that does not parse, a chain out of order, an unsupported
+ *   leaf key type
+ */
+export function parseCertificateChain(pem: string, what = "certificate_pem"): CertificateInfo {
+  const leaf = readChain(pem, what)[0];
+  if (leaf === undefined) throw new Error("unreachable: readChain returned no certificate");
+  return describeLeaf(leaf.parsed, leaf.node, what);
+}
+
+/**
+ * The public key of a chain's leaf, after the same checks as parseCertificateChain.
+ *
+ * @param pem PEM certificate chain, leaf first
+ * @param what how to name the input in messages; defaults to `certificate_pem`
+ * @returns a node:crypto public KeyObject
+ * @throws CryptoInputError as parseCertificateChain
+ */
+export function leafPublicKey(pem: string, what = "certificate_pem"): KeyObject {
+  const leaf = readChain(pem, what)[0];
+  if (leaf === undefined) throw new Error("unreachable: readChain returned no certificate");
+  return leaf.node.publicKey;
+}
+
+interface ChainEntry {
+  parsed: X509Certificate;
+  node: NodeX509Certificate;
+}
+
+/** Every certificate of the chain, checked against the rules above; never empty. */
+function readChain(pem: string, what: string): ChainEntry[] {
+  if (typeof pem !== "string") throw new CryptoInputError(`${what} must be a string of PEM text`);
+  if (pem.trim() === "") throw new CryptoInputError(`${what} is empty: expected a PEM certificate chain`);
+  const blocks = readPemBlocks(pem, what);
+  if (blocks.length === 0) {
+    throw new CryptoInputError(
+      `${what} contains no PEM block: expected "-----BEGIN CERTIFICATE-----" (leaf first, then its issuers)`,
+    );
+  }
+  const certs = blocks.map((block): ChainEntry => {
+    if (block.label !== "CERTIFICATE") {
+      const hint = block.label.includes("PRIVATE KEY")
+        ? ": the private key goes in private_key_pem, not in the chain"
+        : "";
+      throw new CryptoInputError(
+        `${what}: PEM block ${block.index} is a ${block.label}, not a CERTIFICATE${hint}`,
+      );
+    }
+    try {
+      return { parsed: new X509Certificate(block.der), node: new NodeX509Certificate(block.der) };
+    } catch (err) {
+      throw new CryptoInputError(`${what}: PEM block ${block.index} is not a valid X.509 certificate`, {
+        cause: err,
+      });
+    }
+  });
+  for (let i = 0; i + 1 < certs.length; i++) {
+    const child = certs[i]?.node;
+    const issuer = certs[i + 1]?.node;
+    if (child === undefined || issuer === undefined) continue;
+    if (!child.checkIssued(issuer) || !child.verify(issuer.publicKey)) {
+      throw new CryptoInputError(
+        `${what}: certificate ${i + 1} was not issued by certificate ${i + 2}: the chain must be in order, leaf first, each certificate followed by its issuer`,
+      );
+    }
+  }
+  return certs;
+}
+
+function describeLeaf(cert: X509Certificate, node: NodeX509Certificate, what: string): CertificateInfo {
+  const san = cert.getExtension(SubjectAlternativeNameExtension);
+  const dnsNames: string[] = [];
+  const ips: string[] = [];
+  for (const name of san?.names.items ?? []) {
+    if (name.type === "dns") dnsNames.push(name.value);
+    else if (name.type === "ip") ips.push(name.value);
+  }
+  return {
+    subject_common_name: first(cert.subjectName, "CN"),
+    subject_alternative_names: { dns_names: dnsNames, ips },
+    not_before: rfc3339(cert.notBefore),
+    not_after: rfc3339(cert.notAfter),
+    key_usages: keyUsageNames(cert.getExtension(KeyUsagesExtension)?.usages ?? 0),
+    extended_key_usages: (cert.getExtension(ExtendedKeyUsageExtension)?.usages ?? []).map((oid) =>
+      extendedKeyUsageName(String(oid)),
+    ),
+    private_key_type: keyTypeOf(node.publicKey, `${what}: the leaf certificate's public key`),
+    issuer_common_name: first(cert.issuerName, "CN"),
+    serial_number: serialHex(cert.serialNumber),
+    subject_organization: first(cert.subjectName, "O"),
+    subject_organizational_unit: first(cert.subjectName, "OU"),
+    subject_locality: first(cert.subjectName, "L"),
+    subject_province: first(cert.subjectName, "ST"),
+    subject_country: first(cert.subjectName, "C"),
+  };
+}
+
+function first(name: Name, attribute: string): string {
+  return name.getField(attribute)[0] ?? "";
+}
+
+/** RFC 3339 without milliseconds: X.509 times have second precision. */
+function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** @peculiar/x509 already drops the DER sign byte (`00c0...` -> `c0...`); the API wants lower case. */
+function serialHex(hex: string): string {
+  return hex.toLowerCase();
+}
