@@ -155,8 +155,9 @@ function serialBytes(serial: bigint | undefined): Buffer {
  * An empty principal list in the eyes of sshpk's OpenSSH writer. OpenSSH spells "valid for every host"
  * as a zero-length principal list (PROTOCOL.certkeys), but sshpk reads the certificate type from
  * `subjects[0]` and writes one principal per `forEach` item, so it cannot write one. This list has a host
- * identity at [0] and iterates as empty. assertRoundTrip checks the result, so a change in sshpk cannot
- * go unnoticed.
+ * identity at [0] and iterates as empty. It leans on sshpk 1.18's writer: assertRoundTrip cannot tell an
+ * empty list from a literal "*" (sshpk reads both back as "*"), so test/crypto/ssh-certificate.test.ts
+ * asserts `Principals: (none)` with ssh-keygen -L.
  */
 function noPrincipals(): sshpk.Identity[] {
   class TypeOnly extends Array<sshpk.Identity> {
@@ -167,7 +168,8 @@ function noPrincipals(): sshpk.Identity[] {
   return list;
 }
 
-/** Parse the certificate back: signed by the CA, a host certificate, with exactly our principals. */
+/** Parse the certificate back: signed by the CA, a host certificate, with our principals (see noPrincipals
+ *  for the one case this cannot tell apart). Cheap insurance against a change in sshpk. */
 function assertRoundTrip(line: string, caPublic: sshpk.Key, principals: string[]): void {
   const cert = sshpk.parseCertificate(line, "openssh");
   const got = cert.subjects.map((s) => `${s.type}:${s.hostname ?? ""}`);
