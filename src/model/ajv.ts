@@ -13,9 +13,7 @@
 import type { SchemaValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
-import { parsePrivateKey } from "../crypto/private-key.js";
-import { parseSshPublicKey } from "../crypto/ssh.js";
-import { parseCertificateChain } from "../crypto/x509.js";
+import { parseCertificateChain, parsePrivateKey, parseSshPublicKey } from "../crypto/index.js";
 import { loadSchemaDocuments } from "./schema-files.js";
 
 // ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose `default`
