@@ -1,0 +1,51 @@
+/**
+ * Atomic file replacement: a reader of the path sees the old content or the new one, never a mix, and
+ * after a crash (even a power loss) the path holds one of the two.
+ */
+import { randomBytes } from "node:crypto";
+import { open, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+/**
+ * Writes `content` to a temporary file in the directory of `path` (same file system, so rename is
+ * atomic), sets its mode (default 0600: owner only), fsyncs it, renames it over `path` and fsyncs the
+ * directory so the rename itself is durable. The temporary file is removed if anything fails.
+ * @throws the system error (ENOENT if the directory is missing, EACCES, ENOSPC...).
+ */
+export async function writeFileAtomic(
+  path: string,
+  content: string,
+  opts: { mode?: number } = {},
+): Promise<void> {
+  const mode = opts.mode ?? 0o600;
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const file = await open(tmp, "wx", mode);
+  try {
+    try {
+      // Explicit: the mode given to open() is reduced by the umask.
+      await file.chmod(mode);
+      await file.writeFile(content, "utf8");
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDirectory(dir);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(dir, "r");
+    await handle.sync();
+  } catch {
+    // Some platforms (Windows) cannot open or fsync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close();
+  }
+}

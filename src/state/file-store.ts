@@ -1,0 +1,209 @@
+/**
+ * The local state store: one JSON file, by default `<config dir>/.tgw/state.json` (./location.ts).
+ *
+ * - Format: ./format.ts (stable, sorted 2-space JSON; closed, so no secret can hide in it).
+ * - Writes are atomic (temporary file, fsync, rename, fsync of the directory) and compare-and-swap: a
+ *   write is refused (StateConflictError) when the file's lineage or serial moved since the snapshot
+ *   was read. The previous version is kept as `<file>.backup`. Files are mode 0600, the directory 0700.
+ * - A file that cannot be read as a state is a StateCorruptError and is never overwritten.
+ * - `lock()` is exclusive between processes (./file-lock.ts: `<file>.lock`, holder in `<file>.lock-info`).
+ *   `write()` by a store that does not hold the lock takes it for the time of the write, so two writers
+ *   can never interleave their check and their rename.
+ * @see docs/state.md
+ */
+import { mkdir, readFile } from "node:fs/promises";
+import { isAbsolute, relative, resolve } from "node:path";
+import { writeFileAtomic } from "./atomic-write.js";
+import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
+import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
+import { parseState, serializeState, snapshotProblems } from "./format.js";
+import { emptySnapshot } from "./snapshot.js";
+import type { StateSnapshot, StateStore, Unlock } from "./store.js";
+
+/** How long `write()` waits for the lock when its store does not hold it (ms). */
+export const WRITE_LOCK_TIMEOUT_MS = 10_000;
+
+/** Options of a `FileStateStore`. */
+export interface FileStateStoreOptions {
+  /**
+   * The stack this state belongs to (DECISIONS.md section 2). `read()` refuses a file of another stack
+   * (StateConflictError) and starts an empty state with this name. Omitted: any stack is accepted (for
+   * inspection: `tgw state list`), and an empty state cannot be written.
+   */
+  stack?: string;
+  /** A lock not refreshed for this long is taken over as stale (ms, at least 2000; default 10000). */
+  staleMs?: number;
+  /** Receives notes (a stale lock taken over, a lock lost). Default: a `Warning:` line on stderr. */
+  warn?: (message: string) => void;
+}
+
+const RECOVERY = (location: string) =>
+  `restore ${location}.backup (the version before the last write), or move the file away to rebuild the state from the ownership markers on the next plan`;
+
+/** A state kept in a local JSON file. */
+export class FileStateStore implements StateStore {
+  /** The path as given, relative to the current directory when inside it (`.tgw/state.json`). */
+  readonly location: string;
+  /** Absolute path of the state file. */
+  readonly path: string;
+  /** Absolute path of the previous version. */
+  readonly backupPath: string;
+  readonly #stack: string | undefined;
+  readonly #lock: FileLock;
+  /** True while an `Unlock` returned by `lock()` is outstanding and the lock was not lost. */
+  #held = false;
+  /** Serialises this store's writes: each one checks, then renames. */
+  #writing: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param path the state file, e.g. `<config dir>/.tgw/state.json`; it and its directory are created on
+   * the first write.
+   */
+  constructor(path: string, opts: FileStateStoreOptions = {}) {
+    this.path = resolve(path);
+    this.backupPath = `${this.path}.backup`;
+    const rel = relative(process.cwd(), this.path);
+    this.location = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : this.path;
+    this.#stack = opts.stack;
+    const warn = opts.warn ?? ((m: string) => process.stderr.write(`Warning: ${m}\n`));
+    this.#lock = new FileLock(this.path, {
+      location: this.location,
+      staleMs: opts.staleMs ?? DEFAULT_STALE_MS,
+      warn,
+    });
+  }
+
+  /**
+   * The stored snapshot (a fresh copy), or `emptySnapshot(stack)` when the file does not exist.
+   * @throws StateCorruptError if the file is not a state; StateConflictError if it is another stack's;
+   * StateIoError if it cannot be read.
+   */
+  async read(): Promise<StateSnapshot> {
+    const stored = await this.#readStored();
+    return stored ?? emptySnapshot(this.#stack ?? "");
+  }
+
+  /**
+   * Writes `snapshot` with `serial + 1`, keeping the previous file as `<file>.backup`, and returns what
+   * was written.
+   * @throws StateConflictError if the file's lineage or serial is not the snapshot's (or the file was
+   * deleted after a non-empty read); StateCorruptError if the stored file is not a state (it is kept);
+   * LockTimeoutError if another process holds the lock for more than 10s; Error (a bug of the caller)
+   * if `snapshot` is not a valid state.
+   */
+  write(snapshot: StateSnapshot): Promise<StateSnapshot> {
+    const run = this.#writing.then(
+      () => this.#write(snapshot),
+      () => this.#write(snapshot),
+    );
+    this.#writing = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Takes the exclusive lock of this state (see `StateStore.lock`). `holder` names the command
+   * (`tgw apply`); the pid, host name and time are added to what waiters see.
+   * @throws LockTimeoutError naming the holder: `state .tgw/state.json is locked by tgw apply (pid 1234 on
+   * host-a, since 10:02:11); waited 30s`.
+   */
+  async lock(opts: { timeoutMs: number; holder: string }): Promise<Unlock> {
+    const release = await this.#lock.acquire({
+      ...opts,
+      onLost: () => {
+        this.#held = false;
+      },
+    });
+    this.#held = true;
+    let done: Promise<void> | undefined;
+    return () => {
+      done ??= (async () => {
+        this.#held = false;
+        await release();
+      })();
+      return done;
+    };
+  }
+
+  async #write(snapshot: StateSnapshot): Promise<StateSnapshot> {
+    const next: StateSnapshot = { ...snapshot, serial: snapshot.serial + 1 };
+    const problems = snapshotProblems(next);
+    if (this.#stack !== undefined && next.stack !== this.#stack) {
+      problems.push(`stack: is "${next.stack}", this store's stack is "${this.#stack}"`);
+    }
+    if (problems.length > 0) {
+      throw new Error(`refusing to write an invalid state to ${this.location}: ${problems.join("; ")}`);
+    }
+    const text = serializeState(next);
+
+    const unlock = this.#held
+      ? undefined
+      : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
+    try {
+      const current = await this.#readText();
+      if (current === undefined) {
+        if (snapshot.serial !== 0) {
+          throw new StateConflictError(
+            this.location,
+            `was deleted since it was read (at serial ${snapshot.serial}); run the command again`,
+          );
+        }
+      } else {
+        const stored = this.#parse(current);
+        if (stored.lineage !== snapshot.lineage) {
+          throw new StateConflictError(
+            this.location,
+            `has lineage ${stored.lineage}, not ${snapshot.lineage}: it was created or replaced since it was read; run the command again`,
+          );
+        }
+        if (stored.serial !== snapshot.serial) {
+          throw new StateConflictError(
+            this.location,
+            `changed since it was read (read at serial ${snapshot.serial}, now serial ${stored.serial}): another tgw wrote it; run the command again`,
+          );
+        }
+      }
+      try {
+        await mkdir(resolve(this.path, ".."), { recursive: true, mode: 0o700 });
+        if (current !== undefined) await writeFileAtomic(this.backupPath, current);
+        await writeFileAtomic(this.path, text);
+      } catch (err) {
+        throw new StateIoError(this.location, "write", err);
+      }
+    } finally {
+      await unlock?.();
+    }
+    return JSON.parse(text) as StateSnapshot;
+  }
+
+  /** The stored snapshot, or undefined if there is no file. */
+  async #readStored(): Promise<StateSnapshot | undefined> {
+    const text = await this.#readText();
+    return text === undefined ? undefined : this.#parse(text);
+  }
+
+  async #readText(): Promise<string | undefined> {
+    try {
+      return await readFile(this.path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      if ((err as NodeJS.ErrnoException).code === "EISDIR") {
+        throw new StateCorruptError(this.location, "is a directory, not a file");
+      }
+      throw new StateIoError(this.location, "read", err);
+    }
+  }
+
+  #parse(text: string): StateSnapshot {
+    const parsed = parseState(text);
+    if ("problem" in parsed)
+      throw new StateCorruptError(this.location, parsed.problem, RECOVERY(this.location));
+    const snapshot = parsed.snapshot;
+    if (this.#stack !== undefined && snapshot.stack !== this.#stack) {
+      throw new StateConflictError(
+        this.location,
+        `belongs to stack "${snapshot.stack}", not "${this.#stack}": set \`stack: ${snapshot.stack}\` in the configuration, or use another state file (--state) for stack "${this.#stack}"`,
+      );
+    }
+    return snapshot;
+  }
+}

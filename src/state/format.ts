@@ -1,0 +1,202 @@
+/**
+ * The state file format (docs/state.md): one JSON document, a `StateSnapshot`, written with 2-space
+ * indentation, addresses sorted and record fields in a fixed order, so that it diffs well in Git.
+ *
+ * The format is closed (no unknown fields) and every digest must be 64 hex digits: a secret cannot be
+ * stored by accident under a field of its own or in place of a digest. The engine stores only ids,
+ * fingerprints and SHA-256 digests of write-only inputs (DECISIONS.md section 3.2).
+ */
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import ajvFormats from "ajv-formats";
+import { STATE_FORMAT_VERSION } from "./snapshot.js";
+import type { StateRecord, StateSnapshot } from "./store.js";
+
+// ajv-formats is CommonJS: under NodeNext its default import is module.exports.
+const addFormats = ajvFormats.default;
+
+const DIGEST = "^[0-9a-f]{64}$";
+
+/** JSON Schema (2020-12) of a state file of format version 1. */
+export const stateSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "tgw:state",
+  type: "object",
+  required: ["version", "lineage", "serial", "stack", "resources"],
+  additionalProperties: false,
+  properties: {
+    version: { const: STATE_FORMAT_VERSION },
+    lineage: { type: "string", minLength: 1 },
+    serial: { type: "integer", minimum: 0 },
+    stack: { type: "string", minLength: 1 },
+    resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },
+  },
+  $defs: {
+    digest: { type: "string", pattern: DIGEST },
+    record: {
+      type: "object",
+      required: ["address", "kind", "id", "fingerprint", "appliedAt"],
+      additionalProperties: false,
+      properties: {
+        address: { type: "string", minLength: 1 },
+        kind: { type: "string", minLength: 1 },
+        id: { type: "string", minLength: 1 },
+        fingerprint: { $ref: "#/$defs/digest" },
+        writeOnly: { type: "object", additionalProperties: { $ref: "#/$defs/digest" } },
+        dependsOn: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
+        appliedAt: { type: "string", format: "date-time" },
+      },
+    },
+  },
+} as const;
+
+let validator: ValidateFunction | undefined;
+
+function validate(value: unknown): ErrorObject[] {
+  if (validator === undefined) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    addFormats(ajv, ["date-time"]);
+    validator = ajv.compile(stateSchema);
+  }
+  return validator(value) ? [] : (validator.errors ?? []);
+}
+
+/** A private key or certificate request body in PEM: never state material. */
+const PEM_SECRET = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+
+/**
+ * Every reason `value` is not a valid snapshot, as `field: problem` strings (empty when valid):
+ * schema errors, a record stored under another address than its own, a private key in any string.
+ */
+export function snapshotProblems(value: unknown): string[] {
+  const problems = validate(value).map(describeError);
+  if (problems.length > 0) return problems;
+  const snapshot = value as StateSnapshot;
+  for (const [key, record] of Object.entries(snapshot.resources)) {
+    if (record.address !== key) {
+      problems.push(
+        `${fieldName(["resources", key, "address"])}: is "${record.address}", not its key "${key}"`,
+      );
+    }
+  }
+  if (PEM_SECRET.test(JSON.stringify(value))) problems.push("a value holds a PEM private key");
+  return problems;
+}
+
+/**
+ * Parses the text of a state file.
+ * @returns the snapshot, or `{problem}` saying what is wrong (`is not valid JSON (line 3, column 5: ...)`,
+ * `is not a tgw state: resources["api_keys.a"].fingerprint must be ...`, `was written by a newer tgw ...`).
+ */
+export function parseState(text: string): { snapshot: StateSnapshot } | { problem: string } {
+  if (text.trim() === "") return { problem: "is empty" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { problem: `is not valid JSON (${jsonErrorPosition(text, (err as Error).message)})` };
+  }
+  const version =
+    typeof value === "object" && value !== null ? (value as { version?: unknown }).version : undefined;
+  if (typeof version === "number" && version > STATE_FORMAT_VERSION) {
+    return {
+      problem: `was written by a newer tgw (state format version ${version}; this tgw reads version ${STATE_FORMAT_VERSION}): upgrade tgw`,
+    };
+  }
+  const problems = snapshotProblems(value);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join("; ");
+    const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
+    return { problem: `is not a tgw state: ${shown}${more}` };
+  }
+  return { snapshot: value as StateSnapshot };
+}
+
+/**
+ * The text of a state file for `snapshot`: 2-space JSON ending with a newline, addresses sorted by code
+ * point, record fields in a fixed order, `writeOnly` keys and `dependsOn` sorted. Equal snapshots give
+ * equal bytes.
+ */
+export function serializeState(snapshot: StateSnapshot): string {
+  const resources: Record<string, StateRecord> = {};
+  for (const address of Object.keys(snapshot.resources).sort(byCodePoint)) {
+    resources[address] = orderedRecord(snapshot.resources[address] as StateRecord);
+  }
+  const ordered: StateSnapshot = {
+    version: snapshot.version,
+    lineage: snapshot.lineage,
+    serial: snapshot.serial,
+    stack: snapshot.stack,
+    resources,
+  };
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+function orderedRecord(r: StateRecord): StateRecord {
+  const out: StateRecord = {
+    address: r.address,
+    kind: r.kind,
+    id: r.id,
+    fingerprint: r.fingerprint,
+  } as StateRecord;
+  if (r.writeOnly !== undefined) {
+    const writeOnly: Record<string, string> = {};
+    for (const k of Object.keys(r.writeOnly).sort(byCodePoint)) writeOnly[k] = r.writeOnly[k] as string;
+    out.writeOnly = writeOnly;
+  }
+  if (r.dependsOn !== undefined) out.dependsOn = [...r.dependsOn].sort(byCodePoint);
+  out.appliedAt = r.appliedAt;
+  return out;
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `resources["api_keys.a"].writeOnly.private_key_pem` from JSON Pointer segments. */
+function fieldName(segments: string[]): string {
+  let out = "";
+  for (const s of segments) {
+    out += /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? (out === "" ? s : `.${s}`) : `[${JSON.stringify(s)}]`;
+  }
+  return out === "" ? "(the document)" : out;
+}
+
+function describeError(e: ErrorObject): string {
+  const segments =
+    e.instancePath === ""
+      ? []
+      : e.instancePath
+          .slice(1)
+          .split("/")
+          .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (e.keyword === "required") segments.push(String(e.params.missingProperty));
+  if (e.keyword === "additionalProperties") segments.push(String(e.params.additionalProperty));
+  const field = fieldName(segments);
+  switch (e.keyword) {
+    case "required":
+      return `${field}: missing`;
+    case "additionalProperties":
+      return `${field}: unknown field (a state holds only the fields of docs/state.md)`;
+    case "pattern":
+      return e.params.pattern === DIGEST
+        ? `${field}: must be a SHA-256 digest (64 lowercase hex digits)`
+        : `${field}: ${e.message}`;
+    case "const":
+      return `${field}: must be ${JSON.stringify(e.params.allowedValue)}`;
+    default:
+      return `${field}: ${e.message}`;
+  }
+}
+
+/** `line 3, column 5: <V8 message>` when the message gives a position, else the message. */
+function jsonErrorPosition(text: string, message: string): string {
+  const m = /at position (\d+)/.exec(message);
+  // V8 may quote the text itself (`Unexpected token '}', "{ ... }" is not valid JSON`): keep the reason only.
+  if (!m) return message.replace(/, "[\s\S]*" is not valid JSON$/, "");
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split("\n").length;
+  const col = pos - before.lastIndexOf("\n");
+  return `line ${line}, column ${col}: ${message.replace(/ in JSON at position \d+.*$/, "")}`;
+}
