@@ -1,0 +1,111 @@
+/**
+ * What `tgw watch` reports: one event per thing that happened, as plain data. The log
+ * (src/watch/log.ts) renders them for people or as JSON; the health status (src/watch/status.ts) is
+ * folded from them. Events carry addresses, counts, durations and error messages, never field values,
+ * so no secret can reach the log through them.
+ */
+import type { Trigger } from "./trigger.js";
+
+/** Actions that change live state (DECISIONS.md section 2; `no-op` is never reported). */
+export type ChangeAction = "create" | "update" | "replace" | "put" | "delete";
+
+/** One change of a reconcile: applied (apply mode) or pending (drift report under `--no-self-heal`). */
+export interface ChangeSummary {
+  address: string;
+  action: ChangeAction;
+}
+
+/** Whether a reconcile applies its plan or only reports it. */
+export type ReconcileMode = "apply" | "plan";
+
+/** One configuration problem, positioned as `tgw validate` shows it. */
+export interface ConfigProblem {
+  file: string;
+  line: number;
+  col: number;
+  /** Field path, e.g. `api_keys.ci.description`. */
+  path: string;
+  message: string;
+}
+
+/** Everything `tgw watch` reports. `run` numbers reconciles from 1. */
+export type WatchEvent =
+  | {
+      type: "started";
+      /** The `-f` paths. */
+      roots: string[];
+      intervalMs: number;
+      debounceMs: number;
+      selfHeal: boolean;
+      /** `http://host:port/healthz`, when `--health-port` is set. */
+      healthUrl?: string;
+    }
+  | { type: "reconcile_started"; run: number; trigger: Trigger; mode: ReconcileMode }
+  | {
+      type: "reconcile_succeeded";
+      run: number;
+      trigger: Trigger;
+      mode: ReconcileMode;
+      durationMs: number;
+      /** Apply mode: the changes applied. Plan mode: the drift found and left alone. */
+      changes: ChangeSummary[];
+    }
+  | {
+      type: "config_invalid";
+      /** Undefined when the check ran while backing off (no reconcile was started). */
+      run?: number;
+      trigger: Trigger;
+      durationMs: number;
+      problems: ConfigProblem[];
+      /** True when the problems are exactly those reported last time. */
+      repeated: boolean;
+    }
+  | {
+      /** A file change validated while backing off: it will be applied by the next attempt. */
+      type: "config_queued";
+      trigger: Trigger;
+      /** Epoch ms of the next attempt, if known. */
+      retryAt?: number;
+    }
+  | {
+      type: "reconcile_failed";
+      run: number;
+      trigger: Trigger;
+      mode: ReconcileMode;
+      durationMs: number;
+      /** `TgwError` code (`api`, `network`, `lock_timeout`...), or `internal` for a bug. */
+      code: string;
+      /** One line: for API errors the method, path, status, error code, message and operation id. */
+      message: string;
+      /** Stack trace of an internal error (shown with `--debug` only). */
+      stack?: string;
+      /** Changes applied before the failure. */
+      applied: ChangeSummary[];
+    }
+  | {
+      /** Stopped by SIGINT / SIGTERM while running: calls in flight finished, nothing new was started. */
+      type: "reconcile_interrupted";
+      run: number;
+      trigger: Trigger;
+      mode: ReconcileMode;
+      durationMs: number;
+      applied: ChangeSummary[];
+    }
+  | { type: "retry_scheduled"; inMs: number; failures: number; trigger: Trigger }
+  | { type: "change_applied"; run: number; change: ChangeSummary; durationMs?: number }
+  | { type: "watch_error"; message: string }
+  | { type: "stopping"; signal: string }
+  | { type: "stopped" };
+
+/** A consumer of events. It must not throw (the emitter ignores what it throws). */
+export type EventSink = (event: WatchEvent) => void;
+
+/** Counts changes by action, in the fixed order create, update, replace, put, delete. */
+export function countChanges(changes: ChangeSummary[]): Partial<Record<ChangeAction, number>> {
+  const counts: Partial<Record<ChangeAction, number>> = {};
+  for (const action of ["create", "update", "replace", "put", "delete"] as const) {
+    const n = changes.filter((c) => c.action === action).length;
+    if (n > 0) counts[action] = n;
+  }
+  return counts;
+}

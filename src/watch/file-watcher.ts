@@ -1,0 +1,154 @@
+/**
+ * Watches the configuration for `tgw watch` (chokidar 4) and reports changes, debounced.
+ *
+ * What is watched:
+ * - the paths given with `-f`: a file itself; a directory for configuration files added, changed or
+ *   removed in it (`isConfigFile`, default `.yaml`, `.yml`, `.json`);
+ * - every file the last successful load read (`setFiles`: the configuration files and those pulled in
+ *   by `${file:...}`, wherever they are), re-computed after each load, so a `${file:...}` added by an
+ *   edit is watched from then on and one no longer used stops triggering runs.
+ * Never watched: dot folders and dotfiles under a directory (`.tgw/` holds the state file, whose writes
+ * must not trigger a run; `.git/`; editor swap files) and `node_modules/`, unless named by `setFiles`.
+ *
+ * Debounce: changes are collected until `debounceMs` pass without a new one (an editor's save or a
+ * `git pull` is one run), but never held longer than `maxWaitMs` (a file rewritten non-stop still runs).
+ */
+import { dirname, relative, resolve, sep } from "node:path";
+import { type FSWatcher, watch } from "chokidar";
+
+/** Settings and callbacks of a `FileWatcher`. */
+export interface FileWatcherOptions {
+  /** Files and directories given with `-f` (relative to the working directory or absolute). */
+  roots: string[];
+  /** Quiet time before a change is reported, in ms (default 500). */
+  debounceMs?: number;
+  /** Longest a change may be held by the debounce, in ms (default: 10 × debounceMs, at least 5 s). */
+  maxWaitMs?: number;
+  /** Is a path inside a watched directory a configuration file? Default: `.yaml`, `.yml`, `.json`. */
+  isConfigFile?: (path: string) => boolean;
+  /** Poll file stats instead of OS events (network file systems, some container mounts). */
+  poll?: boolean;
+  /** Called with the changed files (absolute, sorted) once the debounce settles. */
+  onChange(files: string[]): void;
+  /** Called when watching fails (e.g. too many watched files); watching goes on where it can. */
+  onError?(error: Error): void;
+}
+
+/** The default `isConfigFile`: YAML or JSON by extension. */
+export function isYamlOrJson(path: string): boolean {
+  return /\.(ya?ml|json)$/i.test(path);
+}
+
+/** A debounced watcher of the configuration. `close()` it when done. */
+export class FileWatcher {
+  readonly #opts: FileWatcherOptions;
+  /** The `-f` paths, absolute. */
+  readonly #roots: Set<string>;
+  readonly #debounceMs: number;
+  readonly #maxWaitMs: number;
+  readonly #isConfigFile: (path: string) => boolean;
+  readonly #watcher: FSWatcher;
+  /** Files named by the last `setFiles` (absolute). */
+  #files = new Set<string>();
+  #changed = new Set<string>();
+  #quietTimer: NodeJS.Timeout | undefined;
+  #maxTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  /** Starts watching the roots; await `ready()` before relying on events. */
+  constructor(opts: FileWatcherOptions) {
+    this.#opts = opts;
+    this.#roots = new Set(opts.roots.map((p) => resolve(p)));
+    this.#debounceMs = opts.debounceMs ?? 500;
+    this.#maxWaitMs = opts.maxWaitMs ?? Math.max(5_000, 10 * this.#debounceMs);
+    this.#isConfigFile = opts.isConfigFile ?? isYamlOrJson;
+    this.#watcher = watch([...this.#roots], {
+      ignoreInitial: true,
+      // Only the directories' own entries: files elsewhere arrive through setFiles.
+      depth: 0,
+      usePolling: opts.poll ?? false,
+      interval: 250,
+      ignored: (path) => this.#ignored(resolve(path)),
+    });
+    for (const event of ["add", "change", "unlink"] as const) {
+      this.#watcher.on(event, (path: string) => this.#onEvent(resolve(path)));
+    }
+    this.#watcher.on("error", (err: unknown) =>
+      this.#opts.onError?.(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  /** Resolves once the initial scan is done (changes before it may be missed). */
+  ready(): Promise<void> {
+    return new Promise((resolvePromise) => this.#watcher.once("ready", () => resolvePromise()));
+  }
+
+  /** The files watched besides the roots (absolute paths), sorted. */
+  get files(): string[] {
+    return [...this.#files].sort();
+  }
+
+  /**
+   * Replaces the set of files read by the configuration (absolute or relative to the working
+   * directory): new ones are watched, ones no longer read are dropped (unless under a root).
+   */
+  setFiles(files: Iterable<string>): void {
+    if (this.#closed) return;
+    const next = new Set([...files].map((f) => resolve(f)));
+    const added = [...next].filter((f) => !this.#files.has(f) && !this.#underRoot(f));
+    const removed = [...this.#files].filter((f) => !next.has(f) && !this.#underRoot(f));
+    this.#files = next;
+    if (added.length > 0) this.#watcher.add(added);
+    if (removed.length > 0) this.#watcher.unwatch(removed);
+  }
+
+  /** Stops watching and drops a change still in its debounce. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#clearTimers();
+    await this.#watcher.close();
+  }
+
+  #onEvent(path: string): void {
+    if (this.#closed || !this.#relevant(path)) return;
+    this.#changed.add(path);
+    if (this.#quietTimer !== undefined) clearTimeout(this.#quietTimer);
+    this.#quietTimer = setTimeout(() => this.#flush(), this.#debounceMs);
+    this.#maxTimer ??= setTimeout(() => this.#flush(), this.#maxWaitMs);
+  }
+
+  #flush(): void {
+    this.#clearTimers();
+    if (this.#closed || this.#changed.size === 0) return;
+    const files = [...this.#changed].sort();
+    this.#changed.clear();
+    this.#opts.onChange(files);
+  }
+
+  #clearTimers(): void {
+    if (this.#quietTimer !== undefined) clearTimeout(this.#quietTimer);
+    if (this.#maxTimer !== undefined) clearTimeout(this.#maxTimer);
+    this.#quietTimer = undefined;
+    this.#maxTimer = undefined;
+  }
+
+  /** A change matters if the configuration read the file, or it is a config file in a watched directory. */
+  #relevant(path: string): boolean {
+    if (this.#files.has(path) || this.#roots.has(path)) return true;
+    return this.#roots.has(dirname(path)) && this.#isConfigFile(path);
+  }
+
+  #underRoot(path: string): boolean {
+    return this.#roots.has(path) || this.#roots.has(dirname(path));
+  }
+
+  /** Dot entries and node_modules below a root are never watched, unless the configuration read them. */
+  #ignored(path: string): boolean {
+    if (this.#files.has(path) || this.#roots.has(path)) return false;
+    const root = [...this.#roots].find((r) => path.startsWith(r + sep));
+    if (root === undefined) return false;
+    return relative(root, path)
+      .split(sep)
+      .some((part) => part.startsWith(".") || part === "node_modules" || part.endsWith("~"));
+  }
+}

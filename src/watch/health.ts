@@ -1,0 +1,68 @@
+/**
+ * The health endpoint of `tgw watch` (`--health-port`), for supervisors and orchestrators:
+ * - `GET /healthz`: the `WatchStatus` (src/watch/status.ts) as JSON; 200 when the last reconcile
+ *   succeeded, 503 otherwise (starting, invalid configuration, failing, stopping). Use it for
+ *   readiness and alerting.
+ * - `GET /livez`: 200 `{"status":"alive"}` while the process runs its loop. Use it for liveness: a
+ *   failing API must not get the watcher restarted in a loop.
+ * Anything else: 404; a method other than GET or HEAD: 405. The body never holds a secret: errors are
+ * the same one-line messages as the log.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isHealthy, type WatchStatus } from "./status.js";
+
+/** A running health server. */
+export interface HealthServer {
+  /** `http://host:port` (the port the OS chose when 0 was asked). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the health endpoints on `host:port` (port 0: any free port).
+ * @param status read on each request.
+ * @throws the listen error (e.g. EADDRINUSE) when the port cannot be bound.
+ */
+export async function startHealthServer(opts: {
+  host: string;
+  port: number;
+  status: () => WatchStatus;
+}): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const send = (code: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = `${JSON.stringify(body)}\n`;
+      res.writeHead(code, {
+        "content-type": "application/json; charset=utf-8",
+        "cache-control": "no-store",
+        ...headers,
+      });
+      res.end(req.method === "HEAD" ? undefined : text);
+    };
+    if (path !== "/healthz" && path !== "/livez") return send(404, { error: `no such endpoint: ${path}` });
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return send(405, { error: `method ${req.method} not allowed` }, { allow: "GET, HEAD" });
+    }
+    if (path === "/livez") return send(200, { status: "alive" });
+    const status = opts.status();
+    return send(isHealthy(status) ? 200 : 503, status);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

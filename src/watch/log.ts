@@ -1,0 +1,227 @@
+/**
+ * The log of `tgw watch`: every event (src/watch/events.ts) as one human line (default) or one JSON
+ * object per line (`--log-format json`, pino) for log collectors. Both go to one stream (stdout), in
+ * order. Every finished reconcile says its trigger, what it changed (counts and addresses) and how long
+ * it took; an invalid configuration is shown with the positions `tgw validate` prints.
+ *
+ * Levels: reconcile start and each applied change are `debug` (shown with `--debug`); a failed or
+ * invalid reconcile is `error`; a scheduled retry and watcher trouble are `warn`; the rest `info`.
+ */
+import { relative } from "node:path";
+import type { createColors } from "picocolors";
+import pino from "pino";
+import {
+  type ChangeAction,
+  type ChangeSummary,
+  countChanges,
+  type EventSink,
+  type WatchEvent,
+} from "./events.js";
+import { describeTrigger } from "./trigger.js";
+
+type Colors = ReturnType<typeof createColors>;
+type Level = "debug" | "info" | "warn" | "error";
+
+/** Settings of the log. */
+export interface LogOptions {
+  format: "human" | "json";
+  /** Show debug events (reconcile starts, each applied change, stack traces of internal errors). */
+  debug: boolean;
+  /** Where lines go (default: stdout). */
+  out?: NodeJS.WritableStream & { fd?: number };
+  /** Colours of human lines (default: none). */
+  colors?: Colors;
+  /** Base for relative file names in messages (default: the working directory). */
+  cwd?: string;
+}
+
+const SYMBOL: Record<ChangeAction, string> = {
+  create: "+",
+  update: "~",
+  replace: "-/+",
+  put: "~",
+  delete: "-",
+};
+
+/** Creates the event sink that writes the log. */
+export function createLog(opts: LogOptions): EventSink {
+  const cwd = opts.cwd ?? process.cwd();
+  const show = (file: string) => (file.startsWith("/") ? relative(cwd, file) || "." : file);
+  if (opts.format === "json") {
+    const out = opts.out ?? process.stdout;
+    const logger = pino(
+      {
+        level: opts.debug ? "debug" : "info",
+        base: { pid: process.pid, name: "tgw-watch" },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      // Synchronous writes: a line logged just before exit is never lost.
+      out === process.stdout ? pino.destination({ dest: 1, sync: true }) : out,
+    );
+    return (event) => {
+      const level = levelOf(event);
+      logger[level](fieldsOf(event, show), describe(event, show, undefined).text);
+    };
+  }
+  const out = opts.out ?? process.stdout;
+  const c = opts.colors;
+  return (event) => {
+    const level = levelOf(event);
+    if (level === "debug" && !opts.debug) return;
+    const { text, detail } = describe(event, show, c);
+    const time = new Date().toISOString();
+    const head = c ? c.dim(time) : time;
+    const colored = !c ? text : level === "error" ? c.red(text) : level === "warn" ? c.yellow(text) : text;
+    const lines = [`${head} ${colored}`, ...detail.map((d) => `  ${d}`)];
+    if (event.type === "reconcile_failed" && event.stack && opts.debug) lines.push(event.stack);
+    out.write(`${lines.join("\n")}\n`);
+  };
+}
+
+function levelOf(event: WatchEvent): Level {
+  switch (event.type) {
+    case "reconcile_started":
+    case "change_applied":
+      return "debug";
+    case "reconcile_failed":
+    case "config_invalid":
+      return "error";
+    case "retry_scheduled":
+    case "reconcile_interrupted":
+    case "watch_error":
+      return "warn";
+    default:
+      return "info";
+  }
+}
+
+/** The one-line message of an event and the lines under it (config problems). */
+function describe(
+  event: WatchEvent,
+  show: (file: string) => string,
+  c: Colors | undefined,
+): { text: string; detail: string[] } {
+  const run = (n: number | undefined, t: Parameters<typeof describeTrigger>[0]) =>
+    `${n === undefined ? "check" : `reconcile #${n}`} (${describeTrigger(t, show)})`;
+  switch (event.type) {
+    case "started": {
+      const heal = event.selfHeal ? "self-heal on" : "self-heal off: drift is reported, not corrected";
+      const health = event.healthUrl ? `; health on ${event.healthUrl}` : "";
+      return {
+        text: `watching ${event.roots.map(show).join(", ")} (interval ${seconds(event.intervalMs)}, debounce ${seconds(event.debounceMs)}, ${heal})${health}`,
+        detail: [],
+      };
+    }
+    case "reconcile_started":
+      return {
+        text: `${run(event.run, event.trigger)}: ${event.mode === "apply" ? "applying" : "planning"}`,
+        detail: [],
+      };
+    case "change_applied": {
+      const took = event.durationMs === undefined ? "" : ` (${seconds(event.durationMs)})`;
+      return { text: `reconcile #${event.run}: ${changeText(event.change, c)} done${took}`, detail: [] };
+    }
+    case "reconcile_succeeded": {
+      const head = `${run(event.run, event.trigger)}`;
+      const took = seconds(event.durationMs);
+      if (event.changes.length === 0) return { text: `${head}: no changes (${took})`, detail: [] };
+      const what = `${countText(event.changes)}: ${event.changes.map((ch) => changeText(ch, c)).join(", ")}`;
+      return event.mode === "apply"
+        ? { text: `${head}: applied ${what} (${took})`, detail: [] }
+        : { text: `${head}: drift found, not corrected (--no-self-heal): ${what} (${took})`, detail: [] };
+    }
+    case "config_invalid": {
+      const n = event.problems.length;
+      const head = `${run(event.run, event.trigger)}: invalid configuration, nothing applied (${n} ${n === 1 ? "problem" : "problems"}${event.repeated ? ", unchanged since last reported" : ""})`;
+      return {
+        text: head,
+        detail: event.problems.map(
+          (p) => `${show(p.file)}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`,
+        ),
+      };
+    }
+    case "config_queued": {
+      const when = event.retryAt === undefined ? "" : ` at ${new Date(event.retryAt).toISOString()}`;
+      return {
+        text: `${run(undefined, event.trigger)}: configuration valid; it will be applied by the next attempt${when}`,
+        detail: [],
+      };
+    }
+    case "reconcile_failed": {
+      const done =
+        event.applied.length === 0
+          ? ""
+          : ` (applied before the failure: ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")})`;
+      return {
+        text: `${run(event.run, event.trigger)}: failed after ${seconds(event.durationMs)}: [${event.code}] ${event.message}${done}`,
+        detail: [],
+      };
+    }
+    case "reconcile_interrupted": {
+      const done =
+        event.applied.length === 0
+          ? "nothing applied"
+          : `applied ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")}`;
+      return {
+        text: `${run(event.run, event.trigger)}: interrupted after ${seconds(event.durationMs)}; ${done}`,
+        detail: [],
+      };
+    }
+    case "retry_scheduled":
+      return {
+        text: `retrying in ${seconds(event.inMs)} (${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row)`,
+        detail: [],
+      };
+    case "watch_error":
+      return { text: `file watcher: ${event.message}`, detail: [] };
+    case "stopping":
+      return { text: `stopping (${event.signal}): letting the calls in flight finish`, detail: [] };
+    case "stopped":
+      return { text: "stopped", detail: [] };
+  }
+}
+
+/** Structured fields of the JSON log (the message is the human line). */
+function fieldsOf(event: WatchEvent, show: (file: string) => string): Record<string, unknown> {
+  const fields: Record<string, unknown> = { event: event.type };
+  for (const [key, value] of Object.entries(event)) {
+    if (key === "type") continue;
+    if (key === "trigger" && value && typeof value === "object") {
+      const t = value as Parameters<typeof describeTrigger>[0];
+      fields.trigger = { ...t, files: t.files.map(show), text: describeTrigger(t, show) };
+    } else if (key === "roots") {
+      fields.roots = (value as string[]).map(show);
+    } else if (key === "problems") {
+      fields.problems = (value as { file: string }[]).map((p) => ({ ...p, file: show(p.file) }));
+    } else if (key === "changes" || key === "applied") {
+      fields[key] = value;
+      fields[`${key}Count`] = countChanges(value as ChangeSummary[]);
+    } else {
+      fields[key] = value;
+    }
+  }
+  return fields;
+}
+
+function changeText(ch: ChangeSummary, c: Colors | undefined): string {
+  const symbol = SYMBOL[ch.action];
+  if (!c) return `${symbol} ${ch.address}`;
+  const paint = ch.action === "create" ? c.green : ch.action === "delete" ? c.red : c.yellow;
+  return `${paint(symbol)} ${ch.address}`;
+}
+
+/** `1 create, 2 update` in the fixed action order. */
+function countText(changes: ChangeSummary[]): string {
+  return Object.entries(countChanges(changes))
+    .map(([action, n]) => `${n} ${action}`)
+    .join(", ");
+}
+
+/** `850 ms`, `2.1 s`, `60 s`, `5 min`. */
+export function seconds(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+  const min = ms / 60_000;
+  return `${Number(min.toFixed(min < 10 ? 1 : 0))} min`;
+}

@@ -1,0 +1,184 @@
+/**
+ * What one reconcile of `tgw watch` does, given its trigger: load the desired state, then reconcile it
+ * (apply, or only plan for a drift check under `--no-self-heal`), reporting everything as events.
+ *
+ * - Loading is local (files only). An invalid configuration is reported with every problem's position
+ *   and the run ends there: nothing reaches the API, and the scheduler waits for the next edit.
+ * - Mode: `apply`, except with self-heal off when the trigger is only the interval (drift check): then
+ *   `plan`, and the drift found is reported. A run caused by a file change (or by starting up) applies.
+ * - A failure of any other kind (API, network, lock, bug) is reported and returned to the scheduler,
+ *   which backs off; it never escapes as an exception.
+ */
+import type { DesiredState } from "../config/desired.js";
+import { TgwError } from "../errors.js";
+import type { ChangeSummary, ConfigProblem, EventSink, ReconcileMode } from "./events.js";
+import type { RunOutcome } from "./scheduler.js";
+import { isConfigChange, type Trigger } from "./trigger.js";
+
+/** Options of one reconcile, as the watch loop asks for it. */
+export interface ReconcileRequest {
+  /** `apply` makes live equal desired; `plan` only computes the changes. */
+  mode: ReconcileMode;
+  /** Aborted on SIGINT / SIGTERM: let calls in flight finish, start nothing new, release the lock. */
+  signal: AbortSignal;
+  /** Called as each change is applied (apply mode). */
+  onApplied(change: ChangeSummary, durationMs?: number): void;
+}
+
+/** What the watch loop needs from the rest of tgw (injected: the CLI wires the real ones). */
+export interface WatchDeps {
+  /**
+   * Reads and validates the configuration (no API calls).
+   * @throws an error for which `configProblems` returns the problems when the configuration is invalid.
+   */
+  load(): Promise<DesiredState>;
+  /**
+   * Refreshes live state, plans, checks safety and (mode `apply`) applies, taking the state lock only
+   * while applying. Returns the changes applied (apply) or found (plan), `no-op`s left out.
+   * @throws on API, network, lock or safety failures; `signal.reason` (or an error caused by it) when aborted.
+   */
+  reconcile(desired: DesiredState, request: ReconcileRequest): Promise<ChangeSummary[]>;
+  /** The positioned problems if `err` is an invalid-configuration error, else undefined. */
+  configProblems(err: unknown): ConfigProblem[] | undefined;
+}
+
+/** Settings of the runs. */
+export interface RunOptions {
+  deps: WatchDeps;
+  selfHeal: boolean;
+  emit: EventSink;
+  /** Told the files each successful load read, so the watcher follows them. */
+  onLoaded?(files: string[]): void;
+  /** Epoch ms of the next attempt while backing off (for `config_queued`). */
+  retryAt?(): number | undefined;
+}
+
+/** The `run` and `check` functions of the scheduler (src/watch/scheduler.ts). */
+export interface Runner {
+  run(trigger: Trigger, signal: AbortSignal): Promise<RunOutcome>;
+  check(trigger: Trigger): Promise<void>;
+}
+
+/** Builds the runner. Runs are numbered from 1 in the events. */
+export function createRunner(opts: RunOptions): Runner {
+  const { deps, emit } = opts;
+  let runs = 0;
+  let lastProblems: string | undefined;
+
+  /** Loads; on an invalid configuration reports it and returns undefined. Other errors are thrown. */
+  async function load(trigger: Trigger, run: number | undefined, started: number) {
+    try {
+      const desired = await deps.load();
+      lastProblems = undefined;
+      opts.onLoaded?.(desired.files);
+      return desired;
+    } catch (err) {
+      const problems = deps.configProblems(err);
+      if (problems === undefined) throw err;
+      const key = JSON.stringify(problems);
+      const repeated = key === lastProblems;
+      lastProblems = key;
+      // Keep following the files the problems are in (a file just added to the configuration).
+      opts.onLoaded?.(problems.map((p) => p.file));
+      const durationMs = elapsed(started);
+      emit({
+        type: "config_invalid",
+        ...(run === undefined ? {} : { run }),
+        trigger,
+        durationMs,
+        problems,
+        repeated,
+      });
+      return undefined;
+    }
+  }
+
+  return {
+    async run(trigger, signal) {
+      const run = ++runs;
+      const mode: ReconcileMode = opts.selfHeal || isConfigChange(trigger) ? "apply" : "plan";
+      const started = performance.now();
+      const applied: ChangeSummary[] = [];
+      try {
+        const desired = await load(trigger, run, started);
+        if (desired === undefined) return { kind: "invalid" };
+        signal.throwIfAborted();
+        emit({ type: "reconcile_started", run, trigger, mode });
+        const changes = await deps.reconcile(desired, {
+          mode,
+          signal,
+          onApplied(change, durationMs) {
+            applied.push(change);
+            emit({
+              type: "change_applied",
+              run,
+              change,
+              ...(durationMs === undefined ? {} : { durationMs }),
+            });
+          },
+        });
+        emit({
+          type: "reconcile_succeeded",
+          run,
+          trigger,
+          mode,
+          durationMs: elapsed(started),
+          changes,
+        });
+        return { kind: "ok" };
+      } catch (error) {
+        const durationMs = elapsed(started);
+        if (signal.aborted) {
+          emit({ type: "reconcile_interrupted", run, trigger, mode, durationMs, applied });
+          return { kind: "ok" };
+        }
+        const { code, message, stack } = describeError(error);
+        emit({
+          type: "reconcile_failed",
+          run,
+          trigger,
+          mode,
+          durationMs,
+          code,
+          message,
+          ...(stack === undefined ? {} : { stack }),
+          applied,
+        });
+        return { kind: "failed", error };
+      }
+    },
+
+    async check(trigger) {
+      try {
+        const desired = await load(trigger, undefined, performance.now());
+        if (desired === undefined) return;
+        const retryAt = opts.retryAt?.();
+        emit({ type: "config_queued", trigger, ...(retryAt === undefined ? {} : { retryAt }) });
+      } catch {
+        // Not a configuration problem (unreadable file...): the next attempt reports it.
+      }
+    },
+  };
+}
+
+/**
+ * Code and one-line message of a failure: a `TgwError`'s code and `format()` (API errors name the
+ * method, path, status, error code and operation id); anything else is `internal` (a bug), with its stack.
+ */
+export function describeError(error: unknown): { code: string; message: string; stack?: string } {
+  if (error instanceof TgwError) {
+    const formatted = (error as { format?: () => string }).format?.() ?? error.message;
+    return { code: error.code, message: formatted };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: "internal",
+    message: `${message} (a bug in tgw, please report it)`,
+    ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+  };
+}
+
+/** Whole milliseconds since `started` (a `performance.now()` value). */
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
