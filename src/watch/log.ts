@@ -10,9 +10,11 @@
 import { relative } from "node:path";
 import type { createColors } from "picocolors";
 import pino from "pino";
+import { formatDuration } from "../cli/duration.js";
 import {
   type ChangeAction,
   type ChangeSummary,
+  type ConfigProblem,
   countChanges,
   type EventSink,
   type WatchEvent,
@@ -109,7 +111,7 @@ function describe(
       const heal = event.selfHeal ? "self-heal on" : "self-heal off: drift is reported, not corrected";
       const health = event.healthUrl ? `; health on ${event.healthUrl}` : "";
       return {
-        text: `watching ${event.roots.map(show).join(", ")} (interval ${seconds(event.intervalMs)}, debounce ${seconds(event.debounceMs)}, ${heal})${health}`,
+        text: `watching ${event.roots.map(show).join(", ")} (interval ${formatDuration(event.intervalMs)}, debounce ${formatDuration(event.debounceMs)}, ${heal})${health}`,
         detail: [],
       };
     }
@@ -119,12 +121,12 @@ function describe(
         detail: [],
       };
     case "change_applied": {
-      const took = event.durationMs === undefined ? "" : ` (${seconds(event.durationMs)})`;
+      const took = event.durationMs === undefined ? "" : ` (${formatDuration(event.durationMs)})`;
       return { text: `reconcile #${event.run}: ${changeText(event.change, c)} done${took}`, detail: [] };
     }
     case "reconcile_succeeded": {
       const head = `${run(event.run, event.trigger)}`;
-      const took = seconds(event.durationMs);
+      const took = formatDuration(event.durationMs);
       if (event.changes.length === 0) return { text: `${head}: no changes (${took})`, detail: [] };
       const what = `${countText(event.changes)}: ${event.changes.map((ch) => changeText(ch, c)).join(", ")}`;
       return event.mode === "apply"
@@ -136,9 +138,7 @@ function describe(
       const head = `${run(event.run, event.trigger)}: invalid configuration, nothing applied (${n} ${n === 1 ? "problem" : "problems"}${event.repeated ? ", unchanged since last reported" : ""})`;
       return {
         text: head,
-        detail: event.problems.map(
-          (p) => `${show(p.file)}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`,
-        ),
+        detail: event.problems.map((p) => formatProblem({ ...p, file: show(p.file) })),
       };
     }
     case "config_queued": {
@@ -154,7 +154,7 @@ function describe(
           ? ""
           : ` (applied before the failure: ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")})`;
       return {
-        text: `${run(event.run, event.trigger)}: failed after ${seconds(event.durationMs)}: [${event.code}] ${event.message}${done}`,
+        text: `${run(event.run, event.trigger)}: failed after ${formatDuration(event.durationMs)}: [${event.code}] ${event.message}${done}`,
         detail: [],
       };
     }
@@ -164,13 +164,13 @@ function describe(
           ? "nothing applied"
           : `applied ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")}`;
       return {
-        text: `${run(event.run, event.trigger)}: interrupted after ${seconds(event.durationMs)}; ${done}`,
+        text: `${run(event.run, event.trigger)}: interrupted after ${formatDuration(event.durationMs)}; ${done}`,
         detail: [],
       };
     }
     case "retry_scheduled":
       return {
-        text: `retrying in ${seconds(event.inMs)} (${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row)`,
+        text: `retrying in ${formatDuration(event.inMs)} (${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row)`,
         detail: [],
       };
     case "watch_error":
@@ -218,10 +218,8 @@ function countText(changes: ChangeSummary[]): string {
     .join(", ");
 }
 
-/** `850 ms`, `2.1 s`, `60 s`, `5 min`. */
-export function seconds(ms: number): string {
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
-  const min = ms / 60_000;
-  return `${Number(min.toFixed(min < 10 ? 1 : 0))} min`;
+/** `file:line:col: path: message`, as `tgw validate` prints it (no position for a whole-file problem). */
+function formatProblem(p: ConfigProblem): string {
+  const where = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
+  return p.path ? `${where}: ${p.path}: ${p.message}` : `${where}: ${p.message}`;
 }
