@@ -90,6 +90,10 @@ export function snapshotProblems(value: unknown): string[] {
  */
 export function parseState(text: string): { snapshot: StateSnapshot } | { problem: string } {
   if (text.trim() === "") return { problem: "is empty" };
+  const marker = conflictMarkerLine(text);
+  if (marker !== undefined) {
+    return { problem: `has Git merge conflict markers (line ${marker}): two states were merged` };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -189,14 +193,26 @@ function describeError(e: ErrorObject): string {
   }
 }
 
-/** `line 3, column 5: <V8 message>` when the message gives a position, else the message. */
+/**
+ * Where and why JSON.parse failed, on one line: `line 3, column 5: <reason>` when V8 gives a position,
+ * else V8's reason with the text around the error (`Unexpected token '}' near ..."serial": }`).
+ */
 function jsonErrorPosition(text: string, message: string): string {
   const m = /at position (\d+)/.exec(message);
-  // V8 may quote the text itself (`Unexpected token '}', "{ ... }" is not valid JSON`): keep the reason only.
-  if (!m) return message.replace(/, "[\s\S]*" is not valid JSON$/, "");
+  if (!m) {
+    const flat = message.replace(/\s+/g, " ");
+    const context = /^(.*?), (.*) is not valid JSON$/.exec(flat);
+    return context ? `${context[1]} near ${context[2]}` : flat;
+  }
   const pos = Number(m[1]);
   const before = text.slice(0, pos);
   const line = before.split("\n").length;
   const col = pos - before.lastIndexOf("\n");
-  return `line ${line}, column ${col}: ${message.replace(/ in JSON at position \d+.*$/, "")}`;
+  return `line ${line}, column ${col}: ${message.replace(/ in JSON at position \d+.*$/s, "")}`;
+}
+
+/** 1-based line of the first Git conflict marker, if any (a state merged by hand in Git). */
+function conflictMarkerLine(text: string): number | undefined {
+  const m = /^(<{7}|={7}|>{7})( |$)/m.exec(text);
+  return m ? text.slice(0, m.index).split("\n").length : undefined;
 }
