@@ -146,11 +146,7 @@ describe("the state file", () => {
 
 describe("a file that is not a state", () => {
   const cases: [string, string, RegExp][] = [
-    [
-      "not JSON",
-      '{\n  "version": 1,\n  "serial": \n}',
-      /is not valid JSON \(Unexpected token '\}'/,
-    ],
+    ["not JSON", '{\n  "version": 1,\n  "serial": \n}', /is not valid JSON \(Unexpected token '\}'/],
     [
       "not JSON, with a position",
       '{"version": 1 "serial": 2}',
