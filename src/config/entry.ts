@@ -1,0 +1,81 @@
+/**
+ * One resource or module of the configuration while it is being loaded: where it was written, its
+ * fields after interpolation, and an index from every field (JSON pointer) to its position, which
+ * the schema stage and the rules use to point at the offending text.
+ */
+import type { KindDescriptor } from "../model/index.js";
+import type { ResourceOptions } from "./desired.js";
+import type { ProblemList } from "./errors.js";
+import type { MapNode, Position } from "./source.js";
+
+/** Where one value (or mapping key) of an entry was written. */
+export interface Located {
+  /** Position of the value. */
+  pos: Position;
+  /** Position of its key, when the value sits in a mapping. */
+  keyPos?: Position;
+  /** Display path of the value, e.g. `api_keys.ci.metadata`. */
+  path: string;
+}
+
+/** A `${ref:<collection>.<name>}` value. */
+export interface RefUse {
+  /** JSON pointer of the value inside the entry's fields (`/destination_ids/0`). */
+  pointer: string;
+  /** The address it names, as written. */
+  target: string;
+}
+
+/** A resource or module found in a configuration file. */
+export interface Entry {
+  /** `api_keys.ci`, `edges.tls.edgtls_1.backend`. */
+  address: string;
+  kind: KindDescriptor;
+  /** Where the entry is written (its name, or its module key). */
+  keyPos: Position;
+  /** The mapping of its fields and options as written. */
+  body: MapNode;
+  /** Modules: path parameters (`edge_id`, `route_id`). */
+  pathParams?: Record<string, string>;
+  /** Interpolated API fields: `${env:}`/`${file:}` substituted, `${ref:}` as RefValue. */
+  fields: Record<string, unknown>;
+  options: ResourceOptions;
+  refs: RefUse[];
+  /** JSON pointer (relative to `fields`, "" for the entry) to where it was written. */
+  index: Map<string, Located>;
+  /** JSON pointers of values read from a `${file:}`, with the display path of the file. */
+  fromFile: Map<string, string>;
+}
+
+/** JSON pointer of `key` inside `parent` (RFC 6901 escaping, as Ajv's `instancePath`). */
+export function pointerChild(parent: string, key: string | number): string {
+  return `${parent}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
+/** The nearest indexed location at or above `pointer` (a missing field points at its parent). */
+export function locate(entry: Entry, pointer: string): Located {
+  let p = pointer;
+  for (;;) {
+    const found = entry.index.get(p);
+    if (found) return found;
+    if (p === "") return { pos: entry.keyPos, path: entry.address };
+    p = p.slice(0, p.lastIndexOf("/"));
+  }
+}
+
+/**
+ * Reports a problem about the value at `pointer` of `entry` (at its key with `atKey`, e.g. for an
+ * unknown field). A pointer that does not exist (a missing required field) is reported at the
+ * nearest parent, with `missing` appended to the path.
+ */
+export function reportAt(
+  problems: ProblemList,
+  entry: Entry,
+  pointer: string,
+  message: string,
+  opts: { atKey?: boolean; path?: string } = {},
+): void {
+  const loc = locate(entry, pointer);
+  const pos = opts.atKey && loc.keyPos ? loc.keyPos : loc.pos;
+  problems.add(pos, opts.path ?? loc.path, message);
+}

@@ -1,0 +1,59 @@
+/**
+ * Which files make up the configuration: each `-f` path is a file, or a directory whose `*.yaml` and
+ * `*.yml` files (not sub-directories, not dot-files) are read in name order. No path means the
+ * working directory. The configuration directory (stack name default, `.tgw/`) is the first path's
+ * directory.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import type { ProblemList } from "./errors.js";
+
+/** The configuration files, in order, and the configuration directory (absolute paths). */
+export interface ConfigFiles {
+  files: string[];
+  configDir: string;
+}
+
+/** How paths are shown: relative to `cwd` when inside it, else absolute. */
+export function displayPath(cwd: string, abs: string): string {
+  const rel = relative(cwd, abs);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
+}
+
+const CONFIG_FILE = /^[^.].*\.ya?ml$/;
+
+/** Expands `paths` (relative to `cwd`); missing paths and empty directories are problems. */
+export function findConfigFiles(paths: readonly string[], cwd: string, problems: ProblemList): ConfigFiles {
+  const given = paths.length > 0 ? paths : ["."];
+  const files: string[] = [];
+  let configDir: string | undefined;
+  for (const p of given) {
+    const abs = resolve(cwd, p);
+    const whole = { file: displayPath(cwd, abs), line: 0, col: 0 };
+    let isDir: boolean;
+    try {
+      isDir = statSync(abs).isDirectory();
+    } catch {
+      problems.add(whole, "", "no such file or directory");
+      continue;
+    }
+    configDir ??= isDir ? abs : dirname(abs);
+    if (!isDir) {
+      files.push(abs);
+      continue;
+    }
+    const found = readdirSync(abs, { withFileTypes: true })
+      .filter((d) => d.isFile() && CONFIG_FILE.test(d.name))
+      .map((d) => resolve(abs, d.name))
+      .sort();
+    if (found.length === 0)
+      problems.add(whole, "", "no configuration files (*.yaml, *.yml) in this directory");
+    files.push(...found);
+  }
+  return { files: [...new Set(files)], configDir: configDir ?? resolve(cwd, given[0] ?? ".") };
+}
+
+/** The default stack name: the configuration directory's name. */
+export function defaultStack(configDir: string): string {
+  return basename(configDir);
+}

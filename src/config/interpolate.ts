@@ -1,0 +1,212 @@
+/**
+ * Stage 3 of loading: from positioned YAML nodes to plain field values, substituting the three
+ * interpolations in string values (never in keys):
+ *
+ * - `${env:NAME}`: the environment variable NAME (secrets). Unset is a problem that names the
+ *   variable; no value is ever printed.
+ * - `${file:PATH}`: the contents of a file, PATH relative to the YAML file that says it (or absolute),
+ *   read as UTF-8 with trailing line breaks removed (like `$(cat PATH)` in a shell). Every file read,
+ *   and every file that was missing, is recorded for `watch`.
+ * - `${ref:<collection>.<name>}`: the id of another managed resource, known only at apply time: it must
+ *   be the whole value and stays a `RefValue` (`{ $ref: address }`); the rules check where it may be.
+ *
+ * `$${` is a literal `${`. Any other `$` is literal. env and file may be embedded in a longer
+ * string (`Bearer ${env:TOKEN}`); the result of an interpolation is always a string.
+ */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
+import { readFileSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { RefValue } from "./desired.js";
+import { type Entry, type Located, pointerChild } from "./entry.js";
+import type { ProblemList } from "./errors.js";
+import { childPath, itemPath } from "./paths.js";
+import type { Node, Position } from "./source.js";
+
+/** Largest file `${file:}` reads: PEMs, keys and IdP metadata are far smaller. */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SYNTAX = "${env:NAME}, ${file:PATH} or ${ref:COLLECTION.NAME} (write $${ for a literal ${)";
+
+/** What interpolation needs from its surroundings. */
+export interface InterpolationContext {
+  env: Record<string, string | undefined>;
+  /** Absolute directory of a configuration file, by its display path. */
+  dirOf: (file: string) => string;
+  /** Display path of an absolute path (relative to the working directory when inside it). */
+  display: (abs: string) => string;
+  /** Receives the absolute path of every file `${file:}` names. */
+  filesRead: Set<string>;
+  /** Files already read during this load, by absolute path. */
+  fileCache: Map<string, FileRead>;
+  problems: ProblemList;
+}
+
+/** The text of a file, or why it could not be read. */
+export type FileRead = { text: string } | { error: string };
+
+/** The fields of an entry, the index of their positions, the refs and the file-sourced values. */
+export type Interpolated = Pick<Entry, "fields" | "index" | "refs" | "fromFile">;
+
+/**
+ * Converts the API fields of an entry (`fieldEntries`: the body without options) to plain values.
+ * @param basePath display path of the entry (its address)
+ */
+export function interpolateFields(
+  fieldEntries: { key: string; keyPos: Position; value: Node }[],
+  entryPos: Position,
+  basePath: string,
+  ctx: InterpolationContext,
+): Interpolated {
+  const out: Interpolated = {
+    fields: {},
+    index: new Map<string, Located>([["", { pos: entryPos, path: basePath }]]),
+    refs: [],
+    fromFile: new Map(),
+  };
+  const convert = (node: Node, pointer: string, path: string): unknown => {
+    if (node.type === "map") {
+      const obj: Record<string, unknown> = {};
+      for (const e of node.entries) {
+        const p = pointerChild(pointer, e.key);
+        const childP = childPath(path, e.key);
+        out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path: childP });
+        obj[e.key] = convert(e.value, p, childP);
+      }
+      return obj;
+    }
+    if (node.type === "seq") {
+      return node.items.map((item, i) => {
+        const p = pointerChild(pointer, i);
+        const childP = itemPath(path, i);
+        out.index.set(p, { pos: item.pos, path: childP });
+        return convert(item, p, childP);
+      });
+    }
+    if (typeof node.value !== "string") return node.value;
+    const result = interpolateString(node.value, node.pos, path, ctx);
+    if (result.file) out.fromFile.set(pointer, result.file);
+    if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
+    return result.value;
+  };
+  for (const e of fieldEntries) {
+    const p = pointerChild("", e.key);
+    const path = childPath(basePath, e.key);
+    out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path });
+    out.fields[e.key] = convert(e.value, p, path);
+  }
+  return out;
+}
+
+/**
+ * Interpolates one string written at `pos`. On a problem the failing part is replaced by "" (the
+ * problem is reported; later stages skip the path).
+ * @returns the string, or a RefValue when the whole string is `${ref:...}`; `file` names the last
+ *   file read into it
+ */
+export function interpolateString(
+  raw: string,
+  pos: Position,
+  path: string,
+  ctx: InterpolationContext,
+): { value: string | RefValue; file?: string } {
+  const parts: string[] = [];
+  let file: string | undefined;
+  let i = 0;
+  while (i < raw.length) {
+    const dollar = raw.indexOf("$", i);
+    if (dollar < 0) {
+      parts.push(raw.slice(i));
+      break;
+    }
+    parts.push(raw.slice(i, dollar));
+    if (raw.startsWith("$${", dollar)) {
+      parts.push("${");
+      i = dollar + 3;
+      continue;
+    }
+    if (raw[dollar + 1] !== "{") {
+      parts.push("$");
+      i = dollar + 1;
+      continue;
+    }
+    const end = raw.indexOf("}", dollar + 2);
+    if (end < 0) {
+      ctx.problems.add(pos, path, `unterminated \${: expected ${SYNTAX}`);
+      return { value: "" };
+    }
+    const expr = raw.slice(dollar + 2, end);
+    const colon = expr.indexOf(":");
+    const fn = colon < 0 ? expr : expr.slice(0, colon);
+    const arg = colon < 0 ? "" : expr.slice(colon + 1);
+    i = end + 1;
+    if (fn === "ref" && colon >= 0) {
+      if (dollar !== 0 || end !== raw.length - 1) {
+        ctx.problems.add(pos, path, "a ${ref:...} must be the whole value, not part of a string");
+        return { value: "" };
+      }
+      if (!/^[^.\s]+\.[^.\s]+$/.test(arg)) {
+        ctx.problems.add(
+          pos,
+          path,
+          "a reference is written ${ref:COLLECTION.NAME}, e.g. ${ref:tunnel_group_backends.web}",
+        );
+        return { value: "" };
+      }
+      return { value: { $ref: arg } };
+    }
+    if (fn === "env" && colon >= 0) {
+      if (!ENV_NAME.test(arg)) {
+        ctx.problems.add(pos, path, "${env:NAME} needs a variable name of letters, digits and _");
+        parts.push("");
+        continue;
+      }
+      const value = ctx.env[arg];
+      if (value === undefined) {
+        ctx.problems.add(pos, path, `environment variable ${arg} is not set`);
+        parts.push("");
+        continue;
+      }
+      parts.push(value);
+      continue;
+    }
+    if (fn === "file" && colon >= 0) {
+      if (arg.trim() === "") {
+        ctx.problems.add(pos, path, "${file:PATH} needs a path");
+        continue;
+      }
+      const abs = isAbsolute(arg) ? arg : resolve(ctx.dirOf(pos.file), arg);
+      ctx.filesRead.add(abs);
+      const read = readText(abs, ctx);
+      if ("error" in read) {
+        ctx.problems.add(pos, path, `cannot read \${file:${arg}}: ${read.error} (${ctx.display(abs)})`);
+        continue;
+      }
+      file = ctx.display(abs);
+      parts.push(read.text);
+      continue;
+    }
+    ctx.problems.add(pos, path, `unknown interpolation \${${expr}}: expected ${SYNTAX}`);
+  }
+  return file === undefined ? { value: parts.join("") } : { value: parts.join(""), file };
+}
+
+function readText(abs: string, ctx: InterpolationContext): FileRead {
+  const hit = ctx.fileCache.get(abs);
+  if (hit) return hit;
+  let read: FileRead;
+  try {
+    const stat = statSync(abs);
+    if (stat.isDirectory()) read = { error: "it is a directory" };
+    else if (stat.size > MAX_FILE_BYTES) read = { error: `it is larger than ${MAX_FILE_BYTES} bytes` };
+    else read = { text: readFileSync(abs, "utf8").replace(/[\r\n]+$/, "") };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    read = {
+      error:
+        code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message,
+    };
+  }
+  ctx.fileCache.set(abs, read);
+  return read;
+}

@@ -1,0 +1,163 @@
+/**
+ * Loading a configuration, stage by stage (changesets' config parsing is the model): find the files,
+ * parse YAML keeping positions, read the layout of each document, merge documents, interpolate values,
+ * validate each resource against its kind's schema, run the semantic rules. Every stage reports into
+ * one problem list and later stages still run on what is usable, so one `ConfigError` carries every
+ * problem; only a configuration without problems becomes a `DesiredState`.
+ */
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { DesiredResource, DesiredState } from "./desired.js";
+import type { Entry } from "./entry.js";
+import { ConfigError, ProblemList } from "./errors.js";
+import { defaultStack, displayPath, findConfigFiles } from "./files.js";
+import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
+import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
+import { optionsFor, readOptions } from "./options.js";
+import { RULES } from "./rules/index.js";
+import { checkSchema } from "./schema-check.js";
+import { type Position, parseYaml } from "./source.js";
+
+/** Options of `loadConfig` / `loadDesiredState`. */
+export interface LoadOptions {
+  /** Environment for `${env:NAME}`; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Directory that relative `-f` paths and displayed paths are relative to; default `process.cwd()`. */
+  cwd?: string;
+}
+
+/** A loaded configuration: the desired state and the configuration files it came from. */
+export interface LoadedConfig {
+  desired: DesiredState;
+  /** Absolute paths of the YAML files read, in load order (`DesiredState.files` adds `${file:}` files). */
+  configFiles: string[];
+}
+
+/**
+ * Loads and validates the configuration at `paths` (files or directories; none: the working directory).
+ * @throws ConfigError with every problem found, sorted by position; nothing is returned partially
+ */
+export async function loadConfig(paths: readonly string[], opts: LoadOptions = {}): Promise<LoadedConfig> {
+  const cwd = opts.cwd ?? process.cwd();
+  const env = opts.env ?? process.env;
+  const problems = new ProblemList();
+  const display = (abs: string) => displayPath(cwd, abs);
+
+  const { files, configDir } = findConfigFiles(paths, cwd, problems);
+  const dirs = new Map<string, string>();
+  const stacks: Setting<string>[] = [];
+  const ownerships: Setting<OwnershipMode>[] = [];
+  const raw: RawEntry[] = [];
+  for (const abs of files) {
+    const file = display(abs);
+    dirs.set(file, dirname(abs));
+    let text: string;
+    try {
+      text = readFileSync(abs, "utf8");
+    } catch (err) {
+      problems.add({ file, line: 0, col: 0 }, "", `cannot read: ${(err as Error).message}`);
+      continue;
+    }
+    for (const root of parseYaml(file, text, problems)) {
+      const layout = readLayout(root, problems);
+      if (layout.stack) stacks.push(layout.stack);
+      if (layout.ownership) ownerships.push(layout.ownership);
+      raw.push(...layout.entries);
+    }
+  }
+
+  const stack = settle("stack", stacks, problems) ?? defaultStack(configDir);
+  if (stacks.length === 0 && files.length > 0 && !new RegExp(STACK_PATTERN).test(stack)) {
+    problems.add(
+      { file: display(files[0] as string), line: 0, col: 0 },
+      "stack",
+      "the stack name defaults to the configuration directory's name, which is not a valid stack name: set stack: (letters, digits, _, . or -)",
+    );
+  }
+  const ownership = settle("ownership", ownerships, problems) ?? "marker";
+
+  const ctx: InterpolationContext = {
+    env,
+    dirOf: (file) => dirs.get(file) ?? cwd,
+    display,
+    filesRead: new Set(),
+    fileCache: new Map<string, FileRead>(),
+    problems,
+  };
+  const entries: Entry[] = [];
+  const byAddress = new Map<string, Entry>();
+  for (const r of unique(raw, problems)) {
+    const optionNames = new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    const fieldEntries = r.body.entries.filter((e) => !optionNames.has(e.key));
+    const optionEntries = r.body.entries.filter((e) => optionNames.has(e.key));
+    const entry: Entry = {
+      ...r,
+      ...interpolateFields(fieldEntries, r.keyPos, r.address, ctx),
+      options: readOptions(optionEntries, {
+        kind: r.kind.kind,
+        name: r.name,
+        path: r.address,
+        configDir,
+        dirOf: ctx.dirOf,
+        problems,
+      }),
+    };
+    entries.push(entry);
+    byAddress.set(entry.address, entry);
+  }
+
+  checkSchema(entries, { stack, ownership, problems });
+  for (const rule of RULES) rule.check({ entries, byAddress, stack, ownership, problems, display });
+  if (problems.size > 0) throw new ConfigError(problems.items);
+
+  const resources = entries.map(toDesired).sort((a, b) => (a.address < b.address ? -1 : 1));
+  const allFiles = [...new Set([...files, ...ctx.filesRead])].sort();
+  return { desired: { stack, ownership, resources, files: allFiles, configDir }, configFiles: files };
+}
+
+/** One value for a setting written in several documents; differing values are problems. */
+function settle<T extends string>(
+  name: string,
+  settings: Setting<T>[],
+  problems: ProblemList,
+): T | undefined {
+  const [first, ...rest] = settings;
+  if (!first) return undefined;
+  for (const s of rest) {
+    if (s.value !== first.value) {
+      problems.add(
+        s.pos,
+        name,
+        `is ${JSON.stringify(s.value)} here but ${JSON.stringify(first.value)} at ${where(first.pos)}: set it once, or the same everywhere`,
+      );
+    }
+  }
+  return first.value;
+}
+
+/** The entries with each address once; a second definition is a problem naming the first. */
+function unique(raw: RawEntry[], problems: ProblemList): RawEntry[] {
+  const first = new Map<string, RawEntry>();
+  for (const r of raw) {
+    const earlier = first.get(r.address);
+    if (earlier) problems.add(r.keyPos, r.address, `is defined twice: also at ${where(earlier.keyPos)}`);
+    else first.set(r.address, r);
+  }
+  return [...first.values()];
+}
+
+function where(pos: Position): string {
+  return `${pos.file}:${pos.line}:${pos.col}`;
+}
+
+function toDesired(entry: Entry): DesiredResource {
+  return {
+    address: entry.address,
+    kind: entry.kind.kind,
+    fields: entry.fields,
+    options: entry.options,
+    ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
+    dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
+    source: entry.keyPos,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Reconciler options: per-resource settings written next to the API fields that are not sent to the
+ * API (DesiredResource.options). `prevent_destroy` applies to every resource and module;
+ * `token_file` to API keys, whose token the API returns once (DECISIONS.md section 3.4).
+ */
+import { join, resolve } from "node:path";
+import type { ResourceOptions } from "./desired.js";
+import type { ProblemList } from "./errors.js";
+import { childPath } from "./paths.js";
+import { describeNode, type MapEntry } from "./source.js";
+
+/** One option: its name, value type, the kinds it applies to (all when absent) and its documentation. */
+export interface OptionSpec {
+  name: keyof ResourceOptions;
+  type: "boolean" | "string";
+  kinds?: readonly string[];
+  description: string;
+}
+
+/** Every reconciler option (the config schema and docs/configuration.md list the same). */
+export const RESOURCE_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "prevent_destroy",
+    type: "boolean",
+    description:
+      "tgw option, not sent to the API: a plan that would delete or replace this resource fails instead. Default false.",
+  },
+  {
+    name: "token_file",
+    type: "string",
+    kinds: ["api_key"],
+    description:
+      "tgw option, not sent to the API: where to write the token returned when the key is created (mode 0600), relative to this file. Default: .tgw/secrets/<name>.token under the configuration directory.",
+  },
+];
+
+/** The options a kind accepts. */
+export function optionsFor(kind: string): OptionSpec[] {
+  return RESOURCE_OPTIONS.filter((o) => !o.kinds || o.kinds.includes(kind));
+}
+
+/** Where a resource is written and what it needs for defaults. */
+export interface OptionsContext {
+  kind: string;
+  /** Resource name (last part of the address); token files default to `<name>.token`. */
+  name: string;
+  /** Path of the resource, for messages. */
+  path: string;
+  configDir: string;
+  /** Absolute directory of the file that wrote the option. */
+  dirOf: (file: string) => string;
+  problems: ProblemList;
+}
+
+/**
+ * Reads the option entries of one resource (the caller has split them from the API fields).
+ * Wrong types are reported; defaults are filled in (`token_file` as an absolute path).
+ */
+export function readOptions(entries: MapEntry[], ctx: OptionsContext): ResourceOptions {
+  const options: ResourceOptions = { prevent_destroy: false };
+  for (const { key, keyPos, value } of entries) {
+    const spec = RESOURCE_OPTIONS.find((o) => o.name === key);
+    if (!spec) continue;
+    const path = childPath(ctx.path, key);
+    const v = value.type === "scalar" ? value.value : undefined;
+    if (spec.type === "boolean") {
+      if (typeof v !== "boolean") {
+        ctx.problems.add(value.pos, path, `must be true or false (got ${describeNode(value)})`);
+        continue;
+      }
+      options.prevent_destroy = v;
+    } else {
+      if (typeof v !== "string") {
+        ctx.problems.add(value.pos, path, `must be a file path (got ${describeNode(value)})`);
+        continue;
+      }
+      if (v.trim() === "") {
+        ctx.problems.add(value.pos, path, "must be a file path, not empty");
+        continue;
+      }
+      options.token_file = resolve(ctx.dirOf(keyPos.file), v);
+    }
+  }
+  if (optionsFor(ctx.kind).some((o) => o.name === "token_file") && options.token_file === undefined) {
+    options.token_file = join(ctx.configDir, ".tgw", "secrets", `${ctx.name}.token`);
+  }
+  return options;
+}

@@ -1,0 +1,37 @@
+/**
+ * A literal id in a field that takes ids (`x-tgw.ref`) must carry the prefix of a kind the field can
+ * hold (SPEC.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
+ * API call, with the expected kind named.
+ */
+import { getKind } from "../../model/index.js";
+import { pointerChild, reportAt } from "../entry.js";
+import { explainId } from "../ids.js";
+import type { Rule } from "./rule.js";
+
+export const literalIds: Rule = {
+  name: "literal-ids",
+  check({ entries, problems }) {
+    for (const entry of entries) {
+      for (const field of entry.kind.fields) {
+        if (!field.ref || !(field.name in entry.fields)) continue;
+        const kinds = field.ref.map(getKind);
+        const refHint = kinds
+          .filter((k) => k.collection)
+          .map((k) => `, or \${ref:${k.collection}.<name>}`)
+          .join("");
+        const value = entry.fields[field.name];
+        const pointer = pointerChild("", field.name);
+        const items = Array.isArray(value)
+          ? value.map((v, i) => [v, pointerChild(pointer, i)] as const)
+          : [[value, pointer] as const];
+        for (const [item, p] of items) {
+          if (typeof item !== "string") continue; // a RefValue, or a type the schema reported
+          const loc = entry.index.get(p);
+          if (loc && problems.has(loc.path)) continue;
+          const why = explainId(item, kinds);
+          if (why) reportAt(problems, entry, p, `${why}${refHint}`);
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * The private key of a TLS certificate must belong to the leaf certificate of its chain (DECISIONS.md
+ * section 5: the API answers 400 otherwise). Runs only when both values parsed; fields are found by
+ * their formats, not their names.
+ */
+import { privateKeyMatchesCertificate } from "../../crypto/index.js";
+import { pointerChild, reportAt } from "../entry.js";
+import type { Rule } from "./rule.js";
+
+export const privateKeyMatches: Rule = {
+  name: "private-key-matches-certificate",
+  check({ entries, problems }) {
+    for (const entry of entries) {
+      const chain = entry.kind.fields.find((f) => f.schema.format === "pem-certificate-chain");
+      const key = entry.kind.fields.find((f) => f.schema.format === "pem-private-key");
+      if (!chain || !key) continue;
+      const certPem = entry.fields[chain.name];
+      const keyPem = entry.fields[key.name];
+      if (typeof certPem !== "string" || typeof keyPem !== "string") continue;
+      const paths = [chain.name, key.name].map((n) => entry.index.get(pointerChild("", n))?.path ?? "");
+      if (paths.some((p) => problems.has(p))) continue;
+      let matches: boolean;
+      try {
+        matches = privateKeyMatchesCertificate(keyPem, certPem);
+      } catch {
+        continue; // a parse failure is the schema stage's to report
+      }
+      if (!matches) {
+        reportAt(
+          problems,
+          entry,
+          pointerChild("", key.name),
+          `does not belong to the leaf certificate of ${chain.name} (their public keys differ)`,
+        );
+      }
+    }
+  },
+};

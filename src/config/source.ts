@@ -1,0 +1,195 @@
+/**
+ * Stage 1 of loading: YAML text to a small tree of positioned nodes. Every scalar, mapping, sequence
+ * and mapping key keeps the 1-based line and column where it was written, so each later stage can
+ * point at the offending text.
+ *
+ * Rules:
+ * - parsing is the `yaml` package's (YAML 1.2 core schema); aliases are expanded (their nodes keep the
+ *   anchor's position, where the text is) and `<<` merge keys are honoured, explicit keys winning;
+ * - a key given twice in one mapping is a problem naming both lines (the first one is kept);
+ * - a file with a syntax error contributes its first syntax error only (later ones are mostly echoes);
+ * - several documents in one file (`---`) are several roots; empty documents are skipped.
+ */
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import type { ProblemList } from "./errors.js";
+import { childPath, itemPath } from "./paths.js";
+
+/** Where something was written: display path of the file, 1-based line and column. */
+export interface Position {
+  file: string;
+  line: number;
+  col: number;
+}
+
+export interface ScalarNode {
+  type: "scalar";
+  value: string | number | boolean | null;
+  pos: Position;
+}
+export interface MapEntry {
+  key: string;
+  keyPos: Position;
+  value: Node;
+}
+export interface MapNode {
+  type: "map";
+  entries: MapEntry[];
+  pos: Position;
+}
+export interface SeqNode {
+  type: "seq";
+  items: Node[];
+  pos: Position;
+}
+/** A YAML value with its position. */
+export type Node = ScalarNode | MapNode | SeqNode;
+
+// Aliases can nest; a deeper structure is certainly an alias loop or an attack ("billion laughs").
+const MAX_DEPTH = 64;
+const MAX_NODES = 200_000;
+
+/**
+ * Parses one configuration file.
+ *
+ * @param file display path, used in positions
+ * @param text file contents
+ * @param problems receives syntax errors, duplicate keys, unsupported keys
+ * @returns the root node of every non-empty document (none when the file has a syntax error)
+ */
+export function parseYaml(file: string, text: string, problems: ProblemList): Node[] {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, merge: true, uniqueKeys: false, prettyErrors: false });
+  const at = (offset: number | undefined): Position => {
+    const { line, col } = lineCounter.linePos(offset ?? 0);
+    return { file, line, col };
+  };
+
+  // The first syntax error only: later ones are mostly its echoes.
+  const syntaxError = docs.flatMap((doc) => doc.errors)[0];
+  if (syntaxError) {
+    problems.add(at(syntaxError.pos[0]), "", `YAML syntax error: ${firstLine(syntaxError.message)}`);
+    return [];
+  }
+
+  let count = 0;
+  const roots: Node[] = [];
+  for (const doc of docs) {
+    if (doc.contents === null) continue;
+    const convert = (node: unknown, path: string, depth: number, fallback: Position): Node => {
+      if (++count > MAX_NODES || depth > MAX_DEPTH) {
+        throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path);
+      }
+      if (isAlias(node)) {
+        const target = node.resolve(doc as Document);
+        return convert(target, path, depth + 1, at(node.range?.[0]));
+      }
+      if (isScalar(node)) return { type: "scalar", value: scalarValue(node.value), pos: at(node.range?.[0]) };
+      if (isSeq(node)) {
+        return {
+          type: "seq",
+          pos: at(node.range?.[0]),
+          items: node.items.map((item, i) =>
+            convert(item, itemPath(path, i), depth + 1, at(node.range?.[0])),
+          ),
+        };
+      }
+      if (isMap(node)) {
+        const pos = at(node.range?.[0]);
+        const entries: MapEntry[] = [];
+        const merged: MapEntry[] = [];
+        const firstAt = new Map<string, Position>();
+        for (const pair of node.items) {
+          if (!isPair(pair)) continue;
+          const keyNode = pair.key;
+          const keyPos = isNode(keyNode) ? at(keyNode.range?.[0]) : pos;
+          if (isScalar(keyNode) && typeof keyNode.value === "symbol") {
+            // `<<: *anchor` or `<<: [*a, *b]`: entries of the referenced mappings, explicit keys win.
+            const source = convert(pair.value, path, depth + 1, keyPos);
+            const sources = source.type === "seq" ? source.items : [source];
+            for (const s of sources) {
+              if (s.type !== "map") {
+                problems.add(s.pos, path, "a merge key (<<) takes a mapping or a list of mappings");
+                continue;
+              }
+              merged.push(...s.entries);
+            }
+            continue;
+          }
+          if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === "object") {
+            problems.add(keyPos, path, "a mapping key must be a plain string");
+            continue;
+          }
+          const key = String(keyNode.value);
+          const first = firstAt.get(key);
+          if (first) {
+            problems.add(
+              keyPos,
+              childPath(path, key),
+              `is given twice in this mapping (first at line ${first.line}, column ${first.col})`,
+            );
+            continue;
+          }
+          firstAt.set(key, keyPos);
+          const valuePos = isNode(pair.value) ? at(pair.value.range?.[0]) : keyPos;
+          const value: Node =
+            pair.value === null || pair.value === undefined
+              ? { type: "scalar", value: null, pos: keyPos }
+              : convert(pair.value, childPath(path, key), depth + 1, valuePos);
+          entries.push({ key, keyPos, value });
+        }
+        for (const m of merged) {
+          if (!firstAt.has(m.key)) {
+            firstAt.set(m.key, m.keyPos);
+            entries.push(m);
+          }
+        }
+        return { type: "map", entries, pos };
+      }
+      // Only reachable through aliases to nothing; treat as null.
+      return { type: "scalar", value: null, pos: fallback };
+    };
+    try {
+      roots.push(convert(doc.contents, "", 0, at(0)));
+    } catch (err) {
+      if (!(err instanceof TooDeep)) throw err;
+      problems.add(err.pos, err.path, "the document nests too deeply or expands too many aliases");
+    }
+  }
+  return roots;
+}
+
+class TooDeep extends Error {
+  constructor(
+    readonly pos: Position,
+    readonly path: string,
+  ) {
+    super("too deep");
+  }
+}
+
+function isNode(v: unknown): v is { range?: [number, number, number] | null } {
+  return typeof v === "object" && v !== null && "range" in v;
+}
+
+function scalarValue(v: unknown): ScalarNode["value"] {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  return String(v);
+}
+
+function firstLine(message: string): string {
+  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+}
+
+/** A human name of a node's type, for messages ("a string", "a list"...). */
+export function describeNode(node: Node): string {
+  if (node.type === "map") return "a mapping";
+  if (node.type === "seq") return "a list";
+  const v = node.value;
+  if (v === null) return "empty (null)";
+  if (typeof v === "string") return "a string";
+  if (typeof v === "boolean") return "a boolean";
+  return "a number";
+}

@@ -1,0 +1,60 @@
+/** Small helpers that make messages read like sentences: articles, lists, "did you mean". */
+
+/** A kind's title as a noun phrase with its article: `an HTTPS edge route`, `a tunnel group backend`. */
+export function withArticle(title: string): string {
+  const first = title.split(" ")[0] ?? title;
+  const acronym = isAcronym(first);
+  const phrase = noun(title);
+  // Acronyms are read letter by letter: "an HTTPS", "an SSH", "a TLS".
+  const vowelSound = acronym ? /^[AEFHILMNORSX]/.test(first) : /^[aeiou]/i.test(first);
+  return `${vowelSound ? "an" : "a"} ${phrase}`;
+}
+
+/** A kind's title inside a sentence: `tunnel group backend`, `HTTPS edge` (acronyms kept). */
+export function noun(title: string): string {
+  const first = title.split(" ")[0] ?? title;
+  return isAcronym(first) ? title : title.charAt(0).toLowerCase() + title.slice(1);
+}
+
+const isAcronym = (word: string) => word.length > 1 && word === word.toUpperCase();
+
+/** `a, b or c` (`and` with `conjunction: "and"`). */
+export function listWords(items: readonly string[], conjunction = "or"): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
+}
+
+/** The candidate closest to `word` when it is close enough to be a typo, else undefined. */
+export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = distance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/** ` (did you mean x?)` or "". */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const c = closest(word, candidates);
+  return c === undefined ? "" : ` (did you mean ${c}?)`;
+}
+
+// Levenshtein distance (optimal string alignment is not needed for typo hints).
+function distance(a: string, b: string): number {
+  if (a.length > 64 || b.length > 64) return Math.abs(a.length - b.length) + (a === b ? 0 : 64);
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
