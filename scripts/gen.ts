@@ -1,23 +1,33 @@
 /**
- * Generates src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put,
- * response) of every kind in schemas/, so no field list is typed a second time by hand.
+ * Generates the files derived from schemas/:
+ * - src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put, response) of
+ *   every kind, so no field list is typed a second time by hand;
+ * - schemas/config.schema.json: the JSON Schema of configuration files, for editors.
  *
- *   npm run gen            write the file
- *   npm run gen -- --check exit 1 if the file is out of date (test/model/types-gen.test.ts runs this)
+ *   npm run gen            write the files
+ *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts and
+ *                          test/config/config-schema.test.ts check the same)
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { generateConfigSchema } from "./gen-config-schema.js";
 import { generateTypes } from "./gen-types.js";
 
-const target = fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url));
-const text = await generateTypes();
-if (process.argv.includes("--check")) {
-  const current = readFileSync(target, "utf8");
-  if (current !== text) {
-    process.stderr.write("src/model/types.gen.ts is out of date: run `npm run gen`\n");
-    process.exit(1);
+const targets: Array<[string, string]> = [
+  [fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url)), await generateTypes()],
+  [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
+];
+let stale = false;
+for (const [target, text] of targets) {
+  if (process.argv.includes("--check")) {
+    const current = existsSync(target) ? readFileSync(target, "utf8") : "";
+    if (current !== text) {
+      process.stderr.write(`${target} is out of date: run \`npm run gen\`\n`);
+      stale = true;
+    }
+  } else {
+    writeFileSync(target, text);
+    process.stdout.write(`wrote ${target}\n`);
   }
-} else {
-  writeFileSync(target, text);
-  process.stdout.write(`wrote ${target}\n`);
 }
+if (stale) process.exit(1);

@@ -1,0 +1,140 @@
+/**
+ * Builds the text of schemas/config.schema.json, the JSON Schema of a YAML configuration file for
+ * editors (see docs/configuration.md > Editor support), from the kind schemas (see scripts/gen.ts).
+ *
+ * No field is copied: each API field is a `$ref` to its definition in the kind's `$defs.create` (or a
+ * module's `$defs.put`), e.g. `kinds/api_key.schema.json#/$defs/create/properties/description`. Only
+ * the configuration's own parts are written here: the layout (collections, the `edges:` tree from
+ * src/config/module-tree.ts), names, reconciler options, metadata as a mapping or a string, and string
+ * fields with a pattern, format or enum also accepting `${env:...}` / `${file:...}` (and `${ref:...}`
+ * where the field holds an id).
+ */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: descriptions show the interpolation syntax itself
+import { ID_BODY } from "../src/config/ids.js";
+import { NAME_PATTERN, OWNERSHIP_MODES, STACK_PATTERN } from "../src/config/layout.js";
+import { moduleTree, type TreeNode } from "../src/config/module-tree.js";
+import { optionsFor } from "../src/config/options.js";
+import { collections, type KindDescriptor, moduleKinds } from "../src/model/index.js";
+
+type Schema = Record<string, unknown>;
+
+const ID = "https://tunnelgw.dev/schemas/config.schema.json";
+const INTERPOLATED = "\\$\\{(env|file):[^}]+\\}";
+const REF = "^\\$\\{ref:[a-z0-9_]+\\.[a-z0-9][a-z0-9_-]*\\}$";
+
+/** `kinds/api_key.schema.json` from the kind's `$id`. */
+function fileOf(kind: KindDescriptor): string {
+  return new URL(kind.schemaId).pathname.replace(/^\/schemas\//, "");
+}
+
+function fieldSchema(kind: KindDescriptor, def: string, field: KindDescriptor["fields"][number]): Schema {
+  const ref = { $ref: `${fileOf(kind)}#/$defs/${def}/properties/${field.name}` };
+  if (field.isMetadata) {
+    return {
+      description:
+        "A mapping (sent as JSON text with sorted keys) or a string; the top-level key tgw is reserved.",
+      anyOf: [{ type: "object", not: { required: ["tgw"] } }, ref],
+    };
+  }
+  const s = field.schema;
+  const constrained = s.type === "string" && ("pattern" in s || "format" in s || "enum" in s);
+  if (!constrained) return ref;
+  const alternatives: Schema[] = [ref, { $ref: "#/$defs/interpolated" }];
+  if (field.ref) alternatives.push({ $ref: "#/$defs/ref" });
+  return { anyOf: alternatives };
+}
+
+function kindSchema(kind: KindDescriptor): Schema {
+  const def = kind.defs.has("put") ? "put" : "create";
+  const properties: Record<string, Schema> = {};
+  for (const field of kind.fields) properties[field.name] = fieldSchema(kind, def, field);
+  for (const option of optionsFor(kind.kind)) {
+    properties[option.name] = { type: option.type, description: option.description };
+  }
+  const required = kind.fields.filter((f) => f.required).map((f) => f.name);
+  return {
+    title: kind.title,
+    description: kind.description,
+    type: ["object", "null"],
+    additionalProperties: false,
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+function treeSchema(node: TreeNode): Schema {
+  if (node.module) return { $ref: `#/$defs/${node.module.kind}` };
+  if (node.param) {
+    return {
+      type: ["object", "null"],
+      description: `Keyed by ${node.param.kind.title} id.`,
+      propertyNames: { pattern: `^${node.param.kind.idPrefix}${ID_BODY}$` },
+      additionalProperties: treeSchema(node.param.child),
+    };
+  }
+  return {
+    type: ["object", "null"],
+    additionalProperties: false,
+    properties: Object.fromEntries([...node.literals].map(([key, child]) => [key, treeSchema(child)])),
+  };
+}
+
+/** The JSON text of schemas/config.schema.json (2-space indent, final newline). */
+export function generateConfigSchema(): string {
+  const properties: Record<string, Schema> = {
+    stack: {
+      type: "string",
+      pattern: STACK_PATTERN,
+      description:
+        "Ownership scope of this configuration (DECISIONS.md section 3). Default: the configuration directory's name.",
+    },
+    ownership: {
+      enum: [...OWNERSHIP_MODES],
+      default: OWNERSHIP_MODES[0],
+      description:
+        "marker: tgw writes an ownership marker into each resource's metadata; state-only: the state store alone records ownership.",
+    },
+  };
+  const defs: Record<string, Schema> = {
+    name: {
+      type: "string",
+      pattern: NAME_PATTERN,
+      description: "A resource name: its address is <collection>.<name>.",
+    },
+    interpolated: {
+      type: "string",
+      pattern: INTERPOLATED,
+      description: "A string using ${env:NAME} or ${file:PATH}, checked after substitution by tgw validate.",
+    },
+    ref: {
+      type: "string",
+      pattern: REF,
+      description: "${ref:<collection>.<name>}: the id of another resource of this configuration.",
+    },
+  };
+  for (const [collection, kind] of collections()) {
+    properties[collection] = {
+      type: ["object", "null"],
+      description: `${kind.title}s by name.`,
+      propertyNames: { $ref: "#/$defs/name" },
+      additionalProperties: { $ref: `#/$defs/${kind.kind}` },
+    };
+    defs[kind.kind] = kindSchema(kind);
+  }
+  for (const kind of moduleKinds()) defs[kind.kind] = kindSchema(kind);
+  for (const [key, node] of moduleTree().literals) properties[key] = treeSchema(node);
+
+  const schema = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: ID,
+    title: "tgw configuration",
+    description:
+      "Desired state of the Tunnel Gateway Management API for tgw (docs/configuration.md). Generated by `npm run gen` from schemas/kinds: do not edit.",
+    type: ["object", "null"],
+    additionalProperties: false,
+    patternProperties: { "^x-": {} },
+    properties,
+    $defs: defs,
+  };
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
