@@ -55,6 +55,7 @@ export class LockTimeoutError extends TgwError {
   readonly location: string;
   /** The holder as described in the lock info file; undefined if it could not be read. */
   readonly lockHolder: LockHolder | undefined;
+  /** The timeout that ran out (ms). */
   readonly waitedMs: number;
 
   constructor(location: string, lockHolder: LockHolder | undefined, waitedMs: number) {

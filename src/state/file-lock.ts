@@ -79,8 +79,7 @@ export class FileLock {
     } catch (err) {
       throw new StateIoError(location, "lock", err);
     }
-    const started = Date.now();
-    const deadline = started + Math.max(0, opts.timeoutMs);
+    const deadline = Date.now() + Math.max(0, opts.timeoutMs);
     let delay = FIRST_POLL_MS;
     let declaredGone: string | undefined;
     let lost = false;
@@ -120,7 +119,7 @@ export class FileLock {
           continue;
         }
         const now = Date.now();
-        if (now >= deadline) throw new LockTimeoutError(location, info, now - started);
+        if (now >= deadline) throw new LockTimeoutError(location, info, Math.max(0, opts.timeoutMs));
         await sleep(Math.min(delay, deadline - now));
         delay = Math.min(delay * 2, MAX_POLL_MS);
         continue;

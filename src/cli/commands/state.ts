@@ -1,0 +1,289 @@
+/**
+ * `tgw state list | show ADDRESS | rm ADDRESS...`: inspect and edit the state store (docs/state.md).
+ *
+ * The state is located like `plan` and `apply` locate it: `--state PATH`, else
+ * `<dir of the first -f, or the current directory>/.tgw/state.json`. `list` and `show` only read (no
+ * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
+ */
+import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { getKind, MARKER_KEY } from "../../model/index.js";
+import { FileStateStore, resolveStatePath, type StateRecord, type StateSnapshot } from "../../state/index.js";
+import { parseDuration } from "../duration.js";
+import { color, colorErr } from "../output.js";
+import type { RegisterCommand } from "./index.js";
+
+/** `rm` fails at once by default when another tgw holds the lock, naming it. */
+const DEFAULT_LOCK_TIMEOUT = "0s";
+
+interface LocateOptions {
+  state?: string;
+  file?: string[];
+}
+
+function withLocation(cmd: Command): Command {
+  return cmd
+    .option(
+      "--state <path>",
+      "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
+    )
+    .option(
+      "-f, --file <path>",
+      "configuration file or directory whose state to use (repeatable; the first one locates the state)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    );
+}
+
+function openStore(opts: LocateOptions): FileStateStore {
+  const path = resolveStatePath({
+    ...(opts.state === undefined ? {} : { state: opts.state }),
+    config: opts.file,
+  });
+  return new FileStateStore(path, {
+    warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
+  });
+}
+
+/** Registers `tgw state` and its subcommands. */
+export const registerState: RegisterCommand = (program) => {
+  const state = program
+    .command("state")
+    .description("inspect or edit the state store: what tgw manages (address -> id, fingerprints)");
+
+  withLocation(
+    state
+      .command("list")
+      .description("list the managed addresses, or those matching the given addresses or collections")
+      .argument("[address...]", "addresses or collections (`api_keys`) to show")
+      .option("--json", "print JSON (documented in docs/state.md)"),
+  ).action(async (filters: string[], opts: LocateOptions & { json?: boolean }) => {
+    const store = openStore(opts);
+    const snapshot = await store.read();
+    const records = Object.values(snapshot.resources)
+      .filter(
+        (r) => filters.length === 0 || filters.some((f) => r.address === f || r.address.startsWith(`${f}.`)),
+      )
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    if (opts.json) {
+      const exists = snapshot.serial > 0;
+      const out = {
+        state: store.location,
+        stack: exists ? snapshot.stack : null,
+        lineage: exists ? snapshot.lineage : null,
+        serial: snapshot.serial,
+        resources: records.map((r) => ({
+          address: r.address,
+          kind: r.kind,
+          id: r.id,
+          appliedAt: r.appliedAt,
+        })),
+      };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return;
+    }
+    if (snapshot.serial === 0) {
+      process.stdout.write(`No state at ${store.location}: nothing has been applied with it yet.\n`);
+      return;
+    }
+    if (records.length === 0) {
+      const what = filters.length === 0 ? "No resources" : `No resources matching ${filters.join(", ")}`;
+      process.stdout.write(`${what} in state ${store.location}.\n`);
+      return;
+    }
+    process.stdout.write(
+      table(
+        ["ADDRESS", "KIND", "ID", "APPLIED AT"],
+        records.map((r) => [r.address, r.kind, r.id, r.appliedAt]),
+      ),
+    );
+    process.stdout.write(color.dim(`${summary(store.location, snapshot, records.length)}\n`));
+  });
+
+  withLocation(
+    state
+      .command("show")
+      .description("show what the state records about one address")
+      .argument("<address>", "e.g. api_keys.ci-deployer")
+      .option("--json", "print the record as stored"),
+  ).action(async (address: string, opts: LocateOptions & { json?: boolean }) => {
+    const store = openStore(opts);
+    const snapshot = await store.read();
+    const record = snapshot.resources[address];
+    if (record === undefined) throw notInState([address], store.location, snapshot);
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(showRecord(record));
+  });
+
+  withLocation(
+    state
+      .command("rm")
+      .description("forget addresses without deleting anything live (takes the state lock)")
+      .argument("<address...>", "addresses to forget")
+      .option(
+        "--lock-timeout <duration>",
+        "how long to wait for the state lock (e.g. 0, 30s, 5m)",
+        DEFAULT_LOCK_TIMEOUT,
+      ),
+  ).action(async (addresses: string[], opts: LocateOptions & { lockTimeout: string }) => {
+    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+    const store = openStore(opts);
+    const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
+    let removed: StateRecord[];
+    let stack: string;
+    try {
+      const snapshot = await store.read();
+      const unique = [...new Set(addresses)];
+      const missing = unique.filter((a) => snapshot.resources[a] === undefined);
+      // All or nothing: one unknown address and nothing is removed.
+      if (missing.length > 0) throw notInState(missing, store.location, snapshot);
+      removed = unique.map((a) => snapshot.resources[a] as StateRecord);
+      for (const a of unique) delete snapshot.resources[a];
+      const written = await store.write(snapshot);
+      stack = written.stack;
+    } finally {
+      await unlock();
+    }
+    for (const r of removed) {
+      process.stdout.write(
+        `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
+      );
+    }
+    process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
+  });
+};
+
+/** Left-aligned columns separated by two spaces; the header dimmed. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return `${color.dim(line(header))}\n${rows.map((r) => `${line(r)}\n`).join("")}`;
+}
+
+function summary(location: string, snapshot: StateSnapshot, shown: number): string {
+  const total = Object.keys(snapshot.resources).length;
+  const count =
+    shown === total ? `${total} resource${total === 1 ? "" : "s"}` : `${shown} of ${total} resources`;
+  return `${count} in state ${location} (stack ${snapshot.stack}, serial ${snapshot.serial}, lineage ${snapshot.lineage})`;
+}
+
+function showRecord(r: StateRecord): string {
+  const rows: [string, string][] = [
+    ["address", r.address],
+    ["kind", r.kind],
+    ["id", r.id],
+    ["fingerprint", `sha256:${r.fingerprint}`],
+  ];
+  for (const [field, digest] of Object.entries(r.writeOnly ?? {}).sort()) {
+    rows.push([`writeOnly.${field}`, `sha256:${digest}`]);
+  }
+  if (r.dependsOn !== undefined && r.dependsOn.length > 0) rows.push(["dependsOn", r.dependsOn.join(", ")]);
+  rows.push(["appliedAt", r.appliedAt]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${color.dim(k.padEnd(width))}  ${v}\n`).join("");
+}
+
+function notInState(addresses: string[], location: string, snapshot: StateSnapshot): UsageError {
+  if (snapshot.serial === 0) {
+    return new UsageError(
+      `no state at ${location}: nothing has been applied with it yet (use --state or -f?)`,
+    );
+  }
+  const known = Object.keys(snapshot.resources);
+  const parts = addresses.map((a) => {
+    const near = closest(a, known);
+    return near === undefined ? `"${a}"` : `"${a}" (did you mean "${near}"?)`;
+  });
+  const noun = addresses.length === 1 ? "address" : "addresses";
+  return new UsageError(
+    `${noun} ${parts.join(", ")} not in state ${location}; nothing was changed (\`tgw state list\` shows the addresses)`,
+  );
+}
+
+/** The known address nearest to `a` (edit distance at most 3), if any. */
+function closest(a: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 4;
+  for (const k of known) {
+    const d = distance(a, k);
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/**
+ * What happens next to the forgotten resources (DECISIONS.md section 3): nothing live was deleted;
+ * a resource with metadata keeps its ownership marker and is found again from it; a module is
+ * identified by its path; a kind without metadata has no marker.
+ */
+function afterRemoval(removed: StateRecord[], stack: string): string {
+  const marked: string[] = [];
+  const modules: string[] = [];
+  const unmarked: string[] = [];
+  for (const r of removed) {
+    const kind = safeKind(r.kind);
+    if (kind?.module !== undefined) modules.push(r.address);
+    else if (kind !== undefined && !kind.fields.some((f) => f.isMetadata)) unmarked.push(r.address);
+    else marked.push(r.address);
+  }
+  const notes = [
+    "Nothing was deleted: tgw no longer records these addresses, and the live resources are untouched.",
+  ];
+  if (marked.length > 0) {
+    notes.push(
+      `${list(marked)} still carr${marked.length === 1 ? "ies" : "y"} the ownership marker of stack "${stack}" in ` +
+        `metadata (key "${MARKER_KEY}"), so the next plan adopts ${marked.length === 1 ? "it" : "them"} again from ` +
+        "the marker if the configuration still has the address, and deletes it if the configuration does not. " +
+        `To stop managing a resource for good, remove the "${MARKER_KEY}" key from its metadata through the API ` +
+        "and remove it from the configuration. (With `ownership: state-only` there are no markers: an address " +
+        "still in the configuration is created again.)",
+    );
+  }
+  if (modules.length > 0) {
+    notes.push(
+      `${list(modules)}: a module is identified by its path; if the configuration still names it, the next apply ` +
+        "manages it again, and if not, tgw leaves it in place (it no longer records having put it there).",
+    );
+  }
+  if (unmarked.length > 0) {
+    notes.push(
+      `${list(unmarked)}: this kind has no metadata, hence no ownership marker; if the configuration still has ` +
+        "the address, the next apply creates a second one (use `tgw import ADDRESS ID` to take the existing one back).",
+    );
+  }
+  return notes.join("\n\n");
+}
+
+function list(addresses: string[]): string {
+  return addresses.join(", ");
+}
+
+function safeKind(kind: string): ReturnType<typeof getKind> | undefined {
+  try {
+    return getKind(kind);
+  } catch {
+    return undefined;
+  }
+}
