@@ -52,6 +52,11 @@ export class FileStateStore implements StateStore {
   readonly #lock: FileLock;
   /** True while an `Unlock` returned by `lock()` is outstanding and the lock was not lost. */
   #held = false;
+  /**
+   * Lineage of the empty snapshot this store hands out while no file exists, so that two reads with
+   * nothing stored in between compare equal. Forgotten once a file is seen or written.
+   */
+  #emptyLineage: string | undefined;
   /** Serialises this store's writes: each one checks, then renames. */
   #writing: Promise<unknown> = Promise.resolve();
 
@@ -74,13 +79,20 @@ export class FileStateStore implements StateStore {
   }
 
   /**
-   * The stored snapshot (a fresh copy), or `emptySnapshot(stack)` when the file does not exist.
+   * The stored snapshot (a fresh copy), or `emptySnapshot(stack)` when the file does not exist (the
+   * same lineage on every read of this store until a file appears, so a caller can tell nothing moved).
    * @throws StateCorruptError if the file is not a state; StateConflictError if it is another stack's;
    * StateIoError if it cannot be read.
    */
   async read(): Promise<StateSnapshot> {
     const stored = await this.#readStored();
-    return stored ?? emptySnapshot(this.#stack ?? "");
+    if (stored !== undefined) {
+      this.#emptyLineage = undefined;
+      return stored;
+    }
+    const empty = emptySnapshot(this.#stack ?? "");
+    this.#emptyLineage ??= empty.lineage;
+    return { ...empty, lineage: this.#emptyLineage };
   }
 
   /**
@@ -172,6 +184,7 @@ export class FileStateStore implements StateStore {
     } finally {
       await unlock?.();
     }
+    this.#emptyLineage = undefined;
     return JSON.parse(text) as StateSnapshot;
   }
 

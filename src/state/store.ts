@@ -48,7 +48,10 @@ export type Unlock = () => Promise<void>;
 export interface StateStore {
   /** Human name of the location, for messages (`.tgw/state.json`). */
   readonly location: string;
-  /** The current snapshot; an empty one (serial 0, new lineage) when none exists yet. */
+  /**
+   * The current snapshot; an empty one (serial 0, new lineage) when none exists yet. Repeated reads by
+   * one store while nothing is stored return the same lineage.
+   */
   read(): Promise<StateSnapshot>;
   /**
    * Replaces the stored snapshot atomically (a reader sees the old or the new one, never a mix)
@@ -58,7 +61,8 @@ export interface StateStore {
   write(snapshot: StateSnapshot): Promise<StateSnapshot>;
   /**
    * Takes the exclusive lock of this state, waiting up to `timeoutMs` (0: fail at once).
-   * `holder` describes the taker (`tgw apply, pid 123 on host`) and is shown to whoever waits.
+   * `holder` names the taker's command (`tgw apply`); the store adds pid, host and time, and shows all
+   * of it to whoever waits (`locked by tgw apply (pid 123 on host-a, since 10:02:11)`).
    * @throws LockTimeoutError naming the current holder when the wait runs out.
    */
   lock(opts: { timeoutMs: number; holder: string }): Promise<Unlock>;

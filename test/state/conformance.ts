@@ -34,6 +34,8 @@ export interface StateStoreTarget {
    * and the location to pass it. Omitted: the test is skipped.
    */
   child?: { module: string; location: string };
+  /** Deletes the stored state (as a user deleting `.tgw/state.json` would). Omitted: that test is skipped. */
+  deleteState?(): Promise<void>;
   /** Removes what the target created. */
   cleanup?(): Promise<void>;
 }
@@ -85,11 +87,25 @@ export function describeStateStoreConformance(
     describe("read and write", () => {
       it("reads an empty state before the first write: serial 0, no resources, a random lineage", async () => {
         const t = await target("payments");
-        const a = await t.open().read();
+        const store = t.open();
+        const a = await store.read();
         const b = await t.open().read();
         expect(a).toMatchObject({ version: 1, serial: 0, stack: "payments", resources: {} });
         expect(a.lineage).toMatch(/\S/);
         expect(b.lineage).not.toBe(a.lineage);
+        // One store agrees with itself while nothing is stored, so a caller can tell nothing moved.
+        expect((await store.read()).lineage).toBe(a.lineage);
+      });
+
+      it("gives a new lineage to a state started again after it was deleted", async () => {
+        const t = await target();
+        const store = t.open();
+        const first = await store.write(withRecords(await store.read(), record("api_keys.a")));
+        await t.deleteState?.();
+        if (t.deleteState === undefined) return;
+        const again = await store.read();
+        expect(again.serial).toBe(0);
+        expect(again.lineage).not.toBe(first.lineage);
       });
 
       it("round-trips a snapshot: what write returns is what every store reads next", async () => {

@@ -13,6 +13,7 @@ describeStateStoreConformance("FileStateStore", async (stack) => {
   return {
     open: () => new FileStateStore(path, { stack, warn: () => {} }),
     child: { module: FACTORY, location: path },
+    deleteState: () => rm(path),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });
