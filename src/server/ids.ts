@@ -1,0 +1,55 @@
+/**
+ * Identifiers and secrets the server makes: resource ids (`<prefix><27 alphanumerics>`, SPEC.md >
+ * Identifier prefixes), operation ids (`op_...`, DECISIONS.md section 5 > Errors), API key tokens and
+ * their SHA-256 hashes (tokens are never stored in clear).
+ */
+import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** `length` random characters of [0-9A-Za-z], uniformly drawn. */
+export function randomAlphanumeric(length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+/** A new resource id, e.g. `newId("ak_")` -> `ak_2x9...` (prefix + 27 alphanumerics). */
+export function newId(prefix: string): string {
+  return `${prefix}${randomAlphanumeric(27)}`;
+}
+
+/** Whether `id` is well formed for `prefix`: the prefix then one or more ASCII letters or digits. */
+export function isWellFormedId(id: string, prefix: string): boolean {
+  return id.startsWith(prefix) && /^[A-Za-z0-9]+$/.test(id.slice(prefix.length));
+}
+
+/** A new operation id (`op_` + 20 alphanumerics), one per request; also Fastify's request id. */
+export function newOperationId(): string {
+  return `op_${randomAlphanumeric(20)}`;
+}
+
+/** A new API key token: `tgw_` + 43 base64url characters (256 random bits). */
+export function newToken(): string {
+  return `tgw_${randomBytes(32).toString("base64url")}`;
+}
+
+/** SHA-256 of a token (UTF-8), as 32 bytes: the only form in which tokens are stored. */
+export function tokenHash(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+/** Constant-time equality of two hashes (false when their lengths differ). */
+export function sameHash(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Now, RFC 3339 UTC with second precision (`2025-01-31T12:00:00Z`), as the API writes timestamps. */
+export function nowTimestamp(): string {
+  return toTimestamp(new Date());
+}
+
+/** A date as RFC 3339 UTC with second precision (milliseconds dropped). */
+export function toTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}

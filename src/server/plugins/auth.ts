@@ -1,0 +1,94 @@
+/**
+ * Authentication (DECISIONS.md section 5 > Auth). Every request but those to unknown paths carries
+ * `Authorization: Bearer <token>`; the token's SHA-256 is looked up among the API keys' hashes and
+ * compared in constant time. Tokens are never stored in clear.
+ *
+ * The admin of a fresh store: the first user with the admin flag (fixtures), or a user `usr_admin`
+ * made at first start. The bootstrap admin token:
+ * - given (`bootstrapToken`, `TGW_BOOTSTRAP_TOKEN`): valid for this run only, held in memory as a hash,
+ *   even when the store already holds keys;
+ * - else, when the store has no API key at all: generated, stored as an API key owned by the admin
+ *   (hash only) and reported as `generated` so `tgw serve` prints it once;
+ * - else: a random token valid for this run only, for programmatic callers of startServer (not printed).
+ * A key's caller is admin when the key's owner is a user with the admin flag.
+ */
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { problems } from "../errors.js";
+import { newId, newToken, sameHash, tokenHash } from "../ids.js";
+import type { Principal } from "../resources/context.js";
+import { ADMIN_USER_META } from "../resources/kinds/users.js";
+import type { ResourceStore } from "../store/resource-store.js";
+
+export interface AuthPluginOptions {
+  bootstrapToken?: string | undefined;
+}
+
+/** The id of the admin user, made on first start when there is none. */
+export function ensureAdminUser(store: ResourceStore): string {
+  const known = store.getMeta(ADMIN_USER_META);
+  if (known !== undefined && store.get(known)) return known;
+  const admin = store.all("user").find((u) => u.body.admin === true);
+  const id = admin?.id ?? (store.everSeen("usr_admin") ? newId("usr_") : "usr_admin");
+  if (!admin) {
+    store.insert("user", id, null, {
+      description: "administrator (made at first start)",
+      metadata: "",
+      admin: true,
+    });
+  }
+  store.setMeta(ADMIN_USER_META, id);
+  return id;
+}
+
+async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
+  const store = app.store;
+  const adminId = ensureAdminUser(store);
+  let memoryHash: Buffer | undefined;
+  let token: string;
+  let generated = false;
+  if (opts.bootstrapToken !== undefined && opts.bootstrapToken !== "") {
+    token = opts.bootstrapToken;
+    memoryHash = tokenHash(token);
+  } else if (store.count("api_key") === 0) {
+    token = newToken();
+    generated = true;
+    store.transaction(() => {
+      const key = store.insert("api_key", newId("ak_"), null, {
+        description: "bootstrap admin key (made at first start)",
+        metadata: "",
+        owner_id: adminId,
+      });
+      store.putTokenHash(key.id, tokenHash(token));
+    });
+  } else {
+    token = newToken();
+    memoryHash = tokenHash(token);
+  }
+  app.decorate("bootstrap", { token, generated });
+  app.decorateRequest("principal", undefined as unknown as Principal);
+
+  app.addHook("onRequest", async (request) => {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === "") throw problems.missingCredential();
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m?.[1]) throw problems.malformedCredential();
+    const hash = tokenHash(m[1]);
+    if (memoryHash !== undefined && sameHash(hash, memoryHash)) {
+      request.principal = { keyId: "bootstrap", ownerId: adminId, admin: true };
+      return;
+    }
+    const found = store.findTokenHash(hash);
+    const key = found && sameHash(hash, found.hash) ? store.get(found.keyId) : undefined;
+    if (key === undefined) throw problems.invalidCredential();
+    const ownerId = String(key.body.owner_id);
+    const owner = store.get(ownerId);
+    request.principal = {
+      keyId: key.id,
+      ownerId,
+      admin: owner?.kind === "user" && owner.body.admin === true,
+    };
+  });
+}
+
+export default fp(authPlugin, { name: "tgw-auth", dependencies: ["tgw-store"] });

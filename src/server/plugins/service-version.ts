@@ -1,0 +1,19 @@
+/**
+ * `Service-Version: 2` on every API call (SPEC.md > Versioning): missing -> 400, any other value ->
+ * 400 (DECISIONS.md section 5 > Version). Debug routes do not need it.
+ */
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { problems } from "../errors.js";
+
+async function serviceVersionPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook("onRequest", async (request) => {
+    if (request.routeOptions.config?.debug) return;
+    const raw = request.headers["service-version"];
+    const value = Array.isArray(raw) ? raw.join(",") : raw;
+    if (value === undefined || value.trim() === "") throw problems.missingServiceVersion();
+    if (value.trim() !== "2") throw problems.unsupportedServiceVersion(value);
+  });
+}
+
+export default fp(serviceVersionPlugin, { name: "tgw-service-version" });

@@ -1,0 +1,18 @@
+/**
+ * API keys (SPEC.md > API key; DECISIONS.md section 5 > Auth): the token is made here, returned in
+ * the create response only (null in every other response) and stored only as its SHA-256.
+ */
+import { newToken, tokenHash } from "../../ids.js";
+import type { KindHooks } from "../hooks.js";
+
+export const apiKeyHooks: KindHooks = {
+  create(input, ctx) {
+    const token = newToken();
+    return {
+      body: input,
+      write: (obj) => ctx.store.putTokenHash(obj.id, tokenHash(token)),
+      response: { token },
+    };
+  },
+  present: () => ({ token: null }),
+};

@@ -1,0 +1,192 @@
+/**
+ * The operations on stored objects, for every kind, without HTTP: the route builders
+ * (../routes/collection.ts, ../routes/module.ts) and the fixtures loader call these. Order of checks,
+ * so that a refused request changes nothing: the caller's rights (403), the owner rule (403),
+ * references (404), the kind's own rules (400...), and only then one transaction of writes, then the
+ * event.
+ */
+import { getKind, type KindDescriptor } from "../../model/index.js";
+import { problems } from "../errors.js";
+import { isWellFormedId, newId } from "../ids.js";
+import type { StoredObject } from "../store/resource-store.js";
+import { type RequestContext, titleInSentence } from "./context.js";
+import { emitEvent } from "./events.js";
+import type { Body } from "./hooks.js";
+import { hooksFor } from "./kinds/index.js";
+import { assertNotInUse, checkReferences } from "./references.js";
+import { render } from "./render.js";
+
+/** A list page: the objects and, when more follow, the id to pass as `before_id`. */
+export interface Page<T> {
+  items: T[];
+  nextBeforeId?: string;
+}
+
+/**
+ * The object `id` of `kind` (under `parentId` for nested kinds).
+ * @throws ApiProblem 404 when it does not exist, is of another kind (wrong prefix), is malformed or
+ *   belongs to another parent
+ */
+export function findObject(
+  kind: KindDescriptor,
+  id: string,
+  ctx: RequestContext,
+  parentId: string | null = null,
+): StoredObject {
+  const obj = isWellFormedId(id, kind.idPrefix ?? "") ? ctx.store.get(id) : undefined;
+  if (obj === undefined || obj.kind !== kind.kind || obj.parentId !== parentId) {
+    throw problems.notFound(titleInSentence(kind), id);
+  }
+  return obj;
+}
+
+/** The parent of a nested collection (a route's HTTPS edge), or null. @throws ApiProblem 404 */
+export function findParent(
+  kind: KindDescriptor,
+  parentId: string | undefined,
+  ctx: RequestContext,
+): string | null {
+  if (kind.parent === undefined) return null;
+  return findObject(getKind(kind.parent), parentId ?? "", ctx).id;
+}
+
+/** The response body of an object, as GET returns it. */
+export function show(kind: KindDescriptor, obj: StoredObject, ctx: RequestContext): Record<string, unknown> {
+  return render(kind, obj, ctx, hooksFor(kind));
+}
+
+/**
+ * Creates an object from a validated create body.
+ * @param options `id`: a fixed id (fixtures); `parentId`: the parent of a nested kind (checked)
+ * @returns the stored object and the create response (which alone may carry e.g. an API key token)
+ */
+export async function createObject(
+  kind: KindDescriptor,
+  input: Body,
+  ctx: RequestContext,
+  options: { id?: string; parentId?: string | null } = {},
+): Promise<{ obj: StoredObject; response: Record<string, unknown> }> {
+  const hooks = hooksFor(kind);
+  hooks.authorize?.(ctx, "write");
+  const parentId = options.parentId ?? null;
+  applyOwner(kind, input, ctx);
+  checkReferences(kind, input, ctx);
+  const id = options.id ?? newId(kind.idPrefix ?? "");
+  const result = hooks.create ? await hooks.create(input, ctx, id) : { body: input };
+  const obj = ctx.store.transaction(() => {
+    const stored = ctx.store.insert(kind.kind, id, parentId, result.body);
+    result.write?.(stored);
+    return stored;
+  });
+  const shown = render(kind, obj, ctx, hooks);
+  if (ctx.emitEvents) emitEvent(ctx, kind, "created", shown);
+  return { obj, response: { ...shown, ...result.response } };
+}
+
+/** Applies a validated PATCH body. @throws ApiProblem 404 (object or reference), 403, 400 */
+export function updateObject(
+  kind: KindDescriptor,
+  id: string,
+  patch: Body,
+  ctx: RequestContext,
+  parentId: string | null = null,
+): Record<string, unknown> {
+  const hooks = hooksFor(kind);
+  hooks.authorize?.(ctx, "write");
+  const current = findObject(kind, id, ctx, parentId);
+  checkReferences(kind, patch, ctx);
+  const body = hooks.update ? hooks.update(current, patch, ctx) : { ...current.body, ...patch };
+  const obj = ctx.store.update(id, body);
+  const shown = render(kind, obj, ctx, hooks);
+  if (ctx.emitEvents) emitEvent(ctx, kind, "updated", shown);
+  return shown;
+}
+
+/**
+ * Deletes an object and everything under it (an edge's routes and modules, a route's modules).
+ * @throws ApiProblem 404, 403, 409 when another object still refers to it
+ */
+export function deleteObject(
+  kind: KindDescriptor,
+  id: string,
+  ctx: RequestContext,
+  parentId: string | null = null,
+): void {
+  const hooks = hooksFor(kind);
+  hooks.authorize?.(ctx, "write");
+  const obj = findObject(kind, id, ctx, parentId);
+  const doomed = [obj, ...descendants(obj, ctx)];
+  const ids = new Set(doomed.map((o) => o.id));
+  for (const o of doomed) {
+    const k = getKind(o.kind);
+    hooksFor(k).beforeDelete?.(o, ctx);
+    assertNotInUse(o, ctx, ids);
+  }
+  const shown = doomed.map((o) => ({ kind: getKind(o.kind), body: show(getKind(o.kind), o, ctx) }));
+  ctx.store.transaction(() => {
+    for (const o of [...doomed].reverse()) ctx.store.remove(o.id);
+  });
+  if (ctx.emitEvents) for (const s of shown) emitEvent(ctx, s.kind, "deleted", s.body);
+}
+
+/**
+ * One page of a collection, newest first.
+ * @param limit 1..100 (checked by the caller)
+ * @param beforeId start after this id (deleted ids keep their place)
+ * @throws ApiProblem 400 when `beforeId` was never in this list
+ */
+export function listObjects(
+  kind: KindDescriptor,
+  ctx: RequestContext,
+  parentId: string | null,
+  limit: number,
+  beforeId?: string,
+): Page<Record<string, unknown>> {
+  hooksFor(kind).authorize?.(ctx, "read");
+  let beforeSeq: number | undefined;
+  if (beforeId !== undefined) {
+    beforeSeq = ctx.store.seqOf(kind.kind, parentId, beforeId);
+    if (beforeSeq === undefined) {
+      throw problems.invalidQuery(`before_id: ${beforeId} is not the id of an item of this list`);
+    }
+  }
+  const rows = ctx.store.page(kind.kind, parentId, limit + 1, beforeSeq);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((o) => show(kind, o, ctx)),
+    ...(rows.length > limit && last ? { nextBeforeId: last.id } : {}),
+  };
+}
+
+/** Reads one object. @throws ApiProblem 404, 403 */
+export function getObject(
+  kind: KindDescriptor,
+  id: string,
+  ctx: RequestContext,
+  parentId: string | null = null,
+): Record<string, unknown> {
+  hooksFor(kind).authorize?.(ctx, "read");
+  return show(kind, findObject(kind, id, ctx, parentId), ctx);
+}
+
+/** Children, grandchildren... of an object, parents before their children. */
+function descendants(obj: StoredObject, ctx: RequestContext): StoredObject[] {
+  const out: StoredObject[] = [];
+  for (const child of ctx.store.children(obj.id)) out.push(child, ...descendants(child, ctx));
+  return out;
+}
+
+/**
+ * DECISIONS.md section 5 > Auth: `owner_id` defaults to the caller's User or Bot; only an admin may
+ * name someone else (403). Whether the owner exists is a reference check (404).
+ */
+function applyOwner(kind: KindDescriptor, input: Body, ctx: RequestContext): void {
+  if (!kind.fields.some((f) => f.name === "owner_id")) return;
+  const given = input.owner_id;
+  if (given === undefined) {
+    input.owner_id = ctx.principal.ownerId;
+  } else if (given !== ctx.principal.ownerId && !ctx.principal.admin) {
+    throw problems.ownerNotAllowed(String(given));
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * HTTP helpers shared by the route builders: the request context, page parameters, responses that
+ * are checked against `$defs.response` when the app runs with `checkResponses` (tests), and the 405
+ * answers for methods a path does not have.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
+import type { KindDescriptor } from "../../model/index.js";
+import { problems } from "../errors.js";
+import type { RequestContext } from "../resources/context.js";
+
+/** The context of one API request. */
+export function contextOf(request: FastifyRequest): RequestContext {
+  const app = request.server;
+  return {
+    store: app.store,
+    principal: request.principal,
+    account: app.account,
+    baseUrl: `${request.protocol}://${request.host}`,
+    emitEvents: true,
+  };
+}
+
+/** A template path (`/edges/https/{edge_id}/routes`) in Fastify's form (`/edges/https/:edge_id/routes`). */
+export function fastifyPath(template: string): string {
+  return template.replace(/\{(\w+)\}/g, ":$1");
+}
+
+/** The request path without its query string. */
+export function pathOf(request: FastifyRequest): string {
+  return request.url.split("?")[0] ?? "";
+}
+
+/** Page parameters of a list (DECISIONS.md section 5 > Pagination). */
+export interface PageQuery {
+  limit: number;
+  beforeId?: string;
+}
+
+/**
+ * Reads `limit` (an integer 1..100, default 100) and `before_id`.
+ * @throws ApiProblem 400 naming the parameter and its limits
+ */
+export function pageQuery(request: FastifyRequest): PageQuery {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const rawLimit = query.limit;
+  let limit = 100;
+  if (rawLimit !== undefined) {
+    if (
+      typeof rawLimit !== "string" ||
+      !/^\d+$/.test(rawLimit) ||
+      Number(rawLimit) < 1 ||
+      Number(rawLimit) > 100
+    ) {
+      throw problems.invalidQuery(`limit must be an integer from 1 to 100 (got ${JSON.stringify(rawLimit)})`);
+    }
+    limit = Number(rawLimit);
+  }
+  const beforeId = query.before_id;
+  if (beforeId !== undefined && (typeof beforeId !== "string" || beforeId === "")) {
+    throw problems.invalidQuery(`before_id must be one id (got ${JSON.stringify(beforeId)})`);
+  }
+  return { limit, ...(beforeId === undefined ? {} : { beforeId }) };
+}
+
+/** The list envelope: items under the kind's key, the list's `uri`, and `next_page_uri` or null. */
+export function listEnvelope(
+  request: FastifyRequest,
+  listKey: string,
+  items: unknown[],
+  limit: number,
+  nextBeforeId: string | undefined,
+): Record<string, unknown> {
+  const uri = `${request.protocol}://${request.host}${pathOf(request)}`;
+  const next =
+    nextBeforeId === undefined ? null : `${uri}?before_id=${encodeURIComponent(nextBeforeId)}&limit=${limit}`;
+  return { [listKey]: items, uri, next_page_uri: next };
+}
+
+/**
+ * Sends a resource (or list of resources under `listKey`), first checking each against the kind's
+ * `$defs.response` when the app has `checkResponses` on: a mismatch is a server bug (500).
+ */
+export function sendChecked(
+  reply: FastifyReply,
+  kind: KindDescriptor,
+  status: number,
+  body: Record<string, unknown>,
+  listKey?: string,
+): FastifyReply {
+  const app = reply.server;
+  if (app.checkResponses) {
+    const items = listKey === undefined ? [body] : (body[listKey] as unknown[]);
+    for (const item of items) {
+      const errors = app.validators.responseErrors(kind, item);
+      if (errors)
+        throw new Error(`response of ${kind.kind} does not match $defs.response: ${errors.join("; ")}`);
+    }
+  }
+  return reply.code(status).send(body);
+}
+
+const METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Answers 405 (with `Allow`) for the methods of `url` other than `allowed`. */
+export function allowOnly(app: FastifyInstance, url: string, allowed: HTTPMethods[]): void {
+  const others = METHODS.filter((m) => !allowed.includes(m));
+  if (others.length === 0 || allowed.length === 0) return;
+  app.route({
+    method: others,
+    url,
+    handler: async (request) => {
+      throw problems.methodNotAllowed(request.method, pathOf(request), allowed);
+    },
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * What the server's plugins add to Fastify's instance, request and route config (declaration merging).
+ */
+import type { Account } from "./account.js";
+import type { Principal } from "./resources/context.js";
+import type { ResourceStore } from "./store/resource-store.js";
+import type { Validators } from "./validation.js";
+
+/** One request as the server saw it (DECISIONS.md-free test aid: `GET /debug/requests`). */
+export interface RecordedRequest {
+  method: string;
+  /** URL path without the query string. */
+  path: string;
+  /** HTTP status answered; 0 while in flight, and for a request dropped by fault injection. */
+  status: number;
+}
+
+/** The admin token of this run (see plugins/auth.ts). */
+export interface Bootstrap {
+  token: string;
+  /** True when the server made the token and stored it as a new API key (print it once). */
+  generated: boolean;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    store: ResourceStore;
+    account: Account;
+    validators: Validators;
+    bootstrap: Bootstrap;
+    /** Requests received since start or the last reset, oldest first (bounded, see plugins/request-log.ts). */
+    recordedRequests: RecordedRequest[];
+    /** Whether responses are checked against `$defs.response` (tests). */
+    checkResponses: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+    recorded: RecordedRequest | undefined;
+  }
+  interface FastifyContextConfig {
+    /** Debug routes: admin only, never subject to faults, rate limit or the Service-Version check. */
+    debug?: boolean;
+  }
+}
