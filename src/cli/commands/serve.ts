@@ -1,0 +1,102 @@
+/**
+ * `tgw serve`: runs the reference implementation of the API (issue 3; docs/server.md) until SIGINT or
+ * SIGTERM, then closes gracefully (in-flight requests end, the store is flushed and closed).
+ *
+ * Prints its URL on stdout, and the bootstrap admin token only when it generated one (first start on
+ * an empty store without TGW_BOOTSTRAP_TOKEN): that is the only time it is shown. The request log
+ * (pino, JSON lines) goes to stderr and never holds a token, key or body.
+ */
+import { TgwError, UsageError } from "../../errors.js";
+import { startServer } from "../../server/server.js";
+import { color } from "../output.js";
+import type { RegisterCommand } from "./index.js";
+
+interface ServeOptions {
+  host: string;
+  port: string;
+  data?: string;
+  fixtures?: string;
+  rateLimit?: string;
+  faults?: string;
+  logLevel: string;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** Default port of `tgw serve`. */
+export const DEFAULT_SERVE_PORT = 4010;
+
+/** Registers `tgw serve`. */
+export const registerServe: RegisterCommand = (program) => {
+  program
+    .command("serve")
+    .description("run the reference implementation of the API (try tgw with nothing else installed; tests)")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--port <port>", "port to listen on (0: any free port)", String(DEFAULT_SERVE_PORT))
+    .option("--data <path>", "SQLite file that keeps everything across restarts (default: in memory)")
+    .option(
+      "--fixtures <file>",
+      "YAML file of edges, routes, tunnels, CAs... with fixed ids (examples/fixtures.yaml)",
+    )
+    .option("--rate-limit <N/WINDOW>", "limit per API key, e.g. 120/60s like production (default: none)")
+    .option(
+      "--faults <spec>",
+      "inject failures, e.g. 500=0.1,503=0.05,429=0.05,drop=0.02,seed=7 (default: none)",
+    )
+    .option("--log-level <level>", `request log level: ${LOG_LEVELS.join(", ")}`, "info")
+    .addHelpText(
+      "after",
+      `
+Environment:
+  TGW_BOOTSTRAP_TOKEN  an admin token valid for this run (otherwise one is generated and printed
+                       once, when the store has no API key yet)`,
+    )
+    .action(async (opts: ServeOptions) => {
+      const port = Number(opts.port);
+      if (!/^\d+$/.test(opts.port) || port > 65535)
+        throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
+      if (!LOG_LEVELS.includes(opts.logLevel)) {
+        throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${opts.logLevel}`);
+      }
+      const bootstrapToken = process.env.TGW_BOOTSTRAP_TOKEN;
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        server = await startServer({
+          host: opts.host,
+          port,
+          ...(opts.data === undefined ? {} : { dataPath: opts.data }),
+          ...(opts.fixtures === undefined ? {} : { fixtures: opts.fixtures }),
+          ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
+          ...(opts.faults === undefined ? {} : { faults: opts.faults }),
+          ...(bootstrapToken ? { bootstrapToken } : {}),
+          logger: { level: opts.logLevel, stream: process.stderr },
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === "EADDRINUSE")
+          throw new TgwError("serve", `${opts.host}:${port} is already in use: choose another --port`);
+        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+          throw new TgwError("serve", `cannot listen on ${opts.host}: no such local address`);
+        }
+        throw err;
+      }
+      const c = color;
+      process.stdout.write(`${c.bold("tgw serve")}: reference API listening on ${c.cyan(server.url)}\n`);
+      process.stdout.write(`  export TGW_API_URL=${server.url}\n`);
+      if (server.tokenGenerated) {
+        process.stdout.write(
+          `  export TGW_API_KEY=${server.token}\n${c.yellow("  This bootstrap admin token is shown only once: keep it.")}\n`,
+        );
+      }
+      await new Promise<void>((resolve, reject) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          process.stdout.write("tgw serve: shutting down\n");
+          server.close().then(resolve, reject);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+    });
+};
