@@ -74,12 +74,13 @@ export function checkSchema(entries: readonly Entry[], ctx: SchemaContext): void
   for (const entry of entries) {
     checkMetadataType(entry, ctx.problems);
     const validate = validatorFor(entry);
-    if (validate(wireBody(entry, ctx))) continue;
+    const body = wireBody(entry, ctx);
+    if (validate(body)) continue;
     const refPointers = new Set(entry.refs.map((r) => r.pointer));
     for (const error of validate.errors ?? []) {
       if (error.keyword === "propertyNames") continue; // its inner error names the key
       if (refPointers.has(error.instancePath)) continue; // the refs rule reports these
-      report(entry, error, ctx);
+      report(entry, body, error, ctx);
     }
   }
 }
@@ -99,7 +100,7 @@ function checkMetadataType(entry: Entry, problems: ProblemList): void {
   }
 }
 
-function report(entry: Entry, error: ErrorObject, ctx: SchemaContext): void {
+function report(entry: Entry, body: Record<string, unknown>, error: ErrorObject, ctx: SchemaContext): void {
   const { problems } = ctx;
   const pointer = error.instancePath;
   const here = locate(entry, pointer);
@@ -133,8 +134,7 @@ function report(entry: Entry, error: ErrorObject, ctx: SchemaContext): void {
     return;
   }
   if (problems.hasExactly(here.path) && pointer !== "") return; // interpolation already failed here
-  const value = valueAt(entry, pointer);
-  problems.add(here.pos, here.path, messageFor(entry, error, value, ctx));
+  problems.add(here.pos, here.path, messageFor(entry, error, valueAt(body, pointer), ctx));
 }
 
 function messageFor(entry: Entry, error: ErrorObject, value: unknown, ctx: SchemaContext): string {
@@ -179,11 +179,11 @@ function messageFor(entry: Entry, error: ErrorObject, value: unknown, ctx: Schem
             : [...value].length
           : undefined;
       const isMetadata = entry.kind.fields.some((f) => f.isMetadata && pointer === `/${f.name}`);
-      const marker =
+      const asSent =
         isMetadata && ctx.ownership === "marker"
-          ? ", as sent with the tgw ownership marker (see ownership:)"
+          ? " as sent, which includes the ownership marker tgw adds"
           : "";
-      return `must be at most ${params.limit} ${unit} (is ${size ?? "more"}${marker})${read}`;
+      return `must be at most ${params.limit} ${unit}${asSent} (is ${size ?? "more"})${read}`;
     }
     case "minItems":
       return `must have at least ${params.limit} ${Number(params.limit) === 1 ? "item" : "items"}`;
@@ -245,9 +245,9 @@ function segments(pointer: string): string[] {
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
-/** The value at `pointer` in the entry's fields. */
-function valueAt(entry: Entry, pointer: string): unknown {
-  let v: unknown = entry.fields;
+/** The value at `pointer` in a request body. */
+function valueAt(body: Record<string, unknown>, pointer: string): unknown {
+  let v: unknown = body;
   for (const s of segments(pointer)) v = (v as Record<string, unknown> | undefined)?.[s];
   return v;
 }

@@ -6,7 +6,8 @@ export function withArticle(title: string): string {
   const acronym = isAcronym(first);
   const phrase = noun(title);
   // Acronyms are read letter by letter: "an HTTPS", "an SSH", "a TLS".
-  const vowelSound = acronym ? /^[AEFHILMNORSX]/.test(first) : /^[aeiou]/i.test(first);
+  // "a user", "a unique", but "an update".
+  const vowelSound = acronym ? /^[AEFHILMNORSX]/.test(first) : /^([aeio]|u(?!s|ni))/i.test(first);
   return `${vowelSound ? "an" : "a"} ${phrase}`;
 }
 
