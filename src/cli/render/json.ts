@@ -1,0 +1,86 @@
+/**
+ * The machine rendering of a plan (`tgw plan --json`, and the body of a saved plan). Field names
+ * are stable (format_version 1, documented in docs/plan.md); secrets are masked as `"(sensitive)"`;
+ * an id not known before apply is `{"$ref": "<address>"}`. No-op changes are listed without their
+ * values, so a consumer can tell which addresses are managed.
+ */
+import { type Change, hasChanges, type Plan, summarize } from "../../engine/action.js";
+import { maskValues } from "../../engine/mask.js";
+import { getKind } from "../../model/index.js";
+
+/** Version of the JSON plan format; bumped only on incompatible changes. */
+export const PLAN_FORMAT_VERSION = 1;
+
+/** One change in the JSON format. */
+export interface JsonChange {
+  address: string;
+  kind: string;
+  action: Change["action"];
+  id?: string;
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  changed_fields: string[];
+  replace_fields?: string[];
+  replace_order?: "create-first" | "delete-first";
+  reason: string;
+  depends_on: string[];
+  delete_after?: string[];
+  drift: boolean;
+  adopted: boolean;
+  token_file?: string;
+}
+
+/** The JSON plan document. */
+export interface JsonPlan {
+  format_version: number;
+  stack: string;
+  destroy: boolean;
+  has_changes: boolean;
+  summary: { create: number; update: number; replace: number; delete: number };
+  changes: JsonChange[];
+  drift: string[];
+  forget: string[];
+  basis: { lineage: string; serial: number; live_fingerprint: string; desired_fingerprint: string };
+}
+
+/** The JSON document of `plan` (an object; callers stringify it). */
+export function planToJson(plan: Plan): JsonPlan {
+  return {
+    format_version: PLAN_FORMAT_VERSION,
+    stack: plan.stack,
+    destroy: plan.destroy,
+    has_changes: hasChanges(plan),
+    summary: summarize(plan.changes),
+    changes: plan.changes.map(changeToJson),
+    drift: plan.changes.filter((c) => c.drift).map((c) => c.address),
+    forget: plan.forget,
+    basis: {
+      lineage: plan.basis.lineage,
+      serial: plan.basis.serial,
+      live_fingerprint: plan.basis.liveFingerprint,
+      desired_fingerprint: plan.basis.desiredFingerprint,
+    },
+  };
+}
+
+function changeToJson(c: Change): JsonChange {
+  const kind = getKind(c.kind);
+  const values = c.action !== "no-op";
+  return {
+    address: c.address,
+    kind: c.kind,
+    action: c.action,
+    ...(c.id !== undefined ? { id: c.id } : {}),
+    ...(values && c.before ? { before: maskValues(kind, c.before) } : {}),
+    ...(values && c.after ? { after: maskValues(kind, c.after) } : {}),
+    changed_fields: c.changedFields,
+    ...(c.replaceFields ? { replace_fields: c.replaceFields } : {}),
+    ...(c.replaceOrder ? { replace_order: c.replaceOrder } : {}),
+    reason: c.reason,
+    depends_on: c.dependsOn,
+    ...(c.deleteAfter ? { delete_after: c.deleteAfter } : {}),
+    drift: c.drift === true,
+    adopted: c.adopted === true,
+    ...(c.tokenFile ? { token_file: c.tokenFile } : {}),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The engine's error catalogue. Every error is a `TgwError` (../errors.ts) with a stable code, so
+ * `--json` output and tests can rely on it; all exit with code 1. The CLI alone prints them.
+ *
+ * | code               | when                                                                  |
+ * |--------------------|-----------------------------------------------------------------------|
+ * | `duplicate_marker` | two live objects carry this stack's marker for one address            |
+ * | `unsafe_plan`      | prevent_destroy, --max-deletes or --allow-empty refuse the plan         |
+ * | `stale_plan`       | a saved plan no longer matches the state, live state or configuration |
+ * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
+ * | `import`           | `tgw import` cannot adopt the object as asked                         |
+ * | `not_confirmed`    | the user did not answer `yes`, or no terminal to ask on               |
+ */
+import { TgwError } from "../errors.js";
+import type { Change } from "./action.js";
+
+/** Two live objects claim the same address of this stack (DECISIONS.md section 3.2). */
+export class DuplicateMarkerError extends TgwError {
+  readonly duplicates: { address: string; kind: string; ids: string[] }[];
+  constructor(duplicates: { address: string; kind: string; ids: string[] }[], stack: string) {
+    const lines = duplicates.map(
+      (d) =>
+        `${d.address}: ${d.kind} objects ${d.ids.join(" and ")} both carry the marker of stack "${stack}"`,
+    );
+    super(
+      "duplicate_marker",
+      `${lines.join("; ")}. Delete the extra object through the API (or remove its "tgw" metadata key), then plan again.`,
+    );
+    this.duplicates = duplicates;
+  }
+}
+
+/** One reason a plan is refused by the safety checks (./safety.ts). */
+export interface UnsafeReason {
+  /** `prevent_destroy`, `max_deletes` or `empty_desired_state`. */
+  rule: string;
+  message: string;
+  addresses?: string[];
+}
+
+/** The plan is refused by a safety rule; every reason is listed. */
+export class UnsafePlanError extends TgwError {
+  readonly reasons: UnsafeReason[];
+  constructor(reasons: UnsafeReason[]) {
+    super("unsafe_plan", `the plan is refused: ${reasons.map((r) => r.message).join("; ")}`);
+    this.reasons = reasons;
+  }
+}
+
+/** A saved plan no longer describes what apply would do. */
+export class StalePlanError extends TgwError {
+  constructor(what: string) {
+    super("stale_plan", `the saved plan is stale: ${what}. Run tgw plan again.`);
+  }
+}
+
+/** `tgw import` cannot adopt the object. */
+export class ImportError extends TgwError {
+  constructor(message: string) {
+    super("import", message);
+  }
+}
+
+/** Apply was not confirmed. */
+export class NotConfirmedError extends TgwError {
+  constructor(message: string) {
+    super("not_confirmed", message);
+  }
+}
+
+/** What happened to one change during apply. */
+export interface ChangeOutcome {
+  change: Change;
+  /** `done`: every call succeeded; `failed`: a call failed; `partial`: the first half of a replace ran. */
+  status: "done" | "failed" | "partial" | "not-started";
+  /** Id of the object after the change (a create's new id). */
+  id?: string;
+  error?: Error;
+}
+
+/**
+ * A change failed. The message names each failure (with the API's code and message) and counts what
+ * was done and what was not started; `outcomes` has every change's status. The state already
+ * records everything that succeeded.
+ */
+export class ApplyFailedError extends TgwError {
+  readonly outcomes: ChangeOutcome[];
+  constructor(outcomes: ChangeOutcome[], interrupted = false) {
+    const failed = outcomes.filter((o) => o.status === "failed" || o.status === "partial");
+    const done = outcomes.filter((o) => o.status === "done").length;
+    const notStarted = outcomes.filter((o) => o.status === "not-started");
+    const lines = failed.map((o) => `  ${o.change.address}: ${describeError(o.error)}`);
+    const head = interrupted
+      ? "apply interrupted"
+      : `apply failed: ${failed.length} change${failed.length === 1 ? "" : "s"} failed`;
+    const tail = `${done} done, ${notStarted.length} not started${
+      notStarted.length > 0 ? ` (${notStarted.map((o) => o.change.address).join(", ")})` : ""
+    }. The state records what was done; run apply again to continue.`;
+    super("apply_failed", `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`);
+    this.outcomes = outcomes;
+  }
+}
+
+/** One line for an error: an API error's `format()` (method, path, status, code, message), else its message. */
+export function describeError(err: unknown): string {
+  if (err && typeof err === "object" && "format" in err && typeof err.format === "function") {
+    return String((err as { format(): string }).format());
+  }
+  return err instanceof Error ? err.message : String(err);
+}

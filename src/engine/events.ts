@@ -1,0 +1,37 @@
+/**
+ * What the engine reports while it works, as plain data through an `onEvent` callback: the engine
+ * never writes to the console. Events carry addresses, ids, paths, counts and durations, never field
+ * values, so no secret can leave through them.
+ */
+import type { Action, Plan } from "./action.js";
+
+/** One API call of an apply (a replace has two: its create and its delete). */
+export type StepOp = "create" | "update" | "put" | "delete";
+
+/** Everything the engine reports. */
+export type EngineEvent =
+  | { type: "refresh_started"; kinds: number; modules: number }
+  | { type: "refreshed"; objects: number; modules: number; durationMs: number }
+  | { type: "planned"; plan: Plan }
+  | { type: "lock_waiting"; location: string }
+  | { type: "step_started"; address: string; action: Action; op: StepOp }
+  | { type: "step_done"; address: string; action: Action; op: StepOp; id?: string; durationMs: number }
+  | { type: "step_failed"; address: string; action: Action; op: StepOp; error: Error; durationMs: number }
+  /** A create whose response was lost was found again through its ownership marker. */
+  | { type: "create_recovered"; address: string; id: string }
+  | { type: "token_written"; address: string; path: string }
+  | { type: "state_written"; serial: number };
+
+/** Receives engine events; exceptions it throws are ignored. */
+export type EventHandler = (event: EngineEvent) => void;
+
+/** Calls `handler` without letting it disturb the engine. */
+export function emitter(handler: EventHandler | undefined): EventHandler {
+  return (event) => {
+    try {
+      handler?.(event);
+    } catch {
+      // Observing must not change a run.
+    }
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Live state: what the refresh read from the API, as plain data the planner can use without I/O.
+ * Collection objects are keyed by id (ids are unique across kinds thanks to their prefixes); modules by
+ * their API path (their identity, DECISIONS.md section 3.3).
+ */
+import { canonicalJson, decodeMetadata, getKind, type OwnershipMarker } from "../model/index.js";
+import { sha256 } from "./fingerprint.js";
+import { liveValues } from "./normalize.js";
+
+/** One object read from the API. */
+export interface LiveObject {
+  kind: string;
+  /** Server id; for a module, its API path. */
+  id: string;
+  /** The response body as returned. */
+  raw: Record<string, unknown>;
+  /** This object's ownership marker, when its metadata carries a well-formed one. */
+  marker?: OwnershipMarker;
+}
+
+/** Everything one refresh read. */
+export interface LiveState {
+  /** Collection objects by id. */
+  objects: Map<string, LiveObject>;
+  /** Kinds that were listed completely: an id of such a kind that is not in `objects` does not exist. */
+  listedKinds: Set<string>;
+  /** Modules that exist, by path. */
+  modules: Map<string, LiveObject>;
+  /** Module paths that were read (present or 404). */
+  readModules: Set<string>;
+}
+
+/** An empty live state (nothing listed, nothing read). */
+export function emptyLiveState(): LiveState {
+  return {
+    objects: new Map(),
+    listedKinds: new Set(),
+    modules: new Map(),
+    readModules: new Set(),
+  };
+}
+
+/** Builds a `LiveObject` from a response body, decoding the marker from `metadata`. */
+export function liveObject(kind: string, id: string, raw: Record<string, unknown>): LiveObject {
+  const marker = typeof raw.metadata === "string" ? decodeMetadata(raw.metadata).marker : undefined;
+  return marker ? { kind, id, raw, marker } : { kind, id, raw };
+}
+
+/**
+ * SHA-256 over every object read (kind, id, marker and comparable fields), sorted: equal when a
+ * second refresh would give the planner the same input. Volatile response-only fields (a backend's
+ * matching `tunnels`, timestamps) do not count.
+ */
+export function liveFingerprint(live: LiveState): string {
+  const rows: string[] = [];
+  for (const o of [...live.objects.values(), ...live.modules.values()]) {
+    rows.push(canonicalJson([o.kind, o.id, o.marker ?? null, liveValues(getKind(o.kind), o.raw)]));
+  }
+  for (const path of live.readModules)
+    if (!live.modules.has(path)) rows.push(canonicalJson(["absent", path]));
+  return sha256(rows.sort().join("\n"));
+}

@@ -1,0 +1,183 @@
+/**
+ * Comparable form of an object's fields, computed the same way for the desired side (what the
+ * configuration says) and the live side (what the API returned), so that `diff` only has to compare
+ * canonical JSON. Every rule is derived from the kind's schema (schemas/README.md):
+ *
+ * - only the request fields of the kind (`$defs.create` / `$defs.put`); a response field is read at
+ *   its `x-tgw.live` path when its shape differs (`backend.id`, `ip_policies[].id`);
+ * - a field the configuration leaves out takes its schema `default` (both sides); without a default
+ *   it is not compared (`owner_id`, `valid_after`...);
+ * - nested objects are projected onto their schema's properties (a subscription source
+ *   `{type, uri}` becomes `{type}`), null members dropped, nested defaults filled;
+ * - `normalize: trim | lowercase | lowercase-keys`, `unordered` lists compared as sorted sets,
+ *   `format: date-time` compared as instants (`toISOString`);
+ * - `metadata` is compared as data with the ownership marker removed (src/model/metadata.ts);
+ * - write-only fields (`private_key_pem`) are compared by SHA-256 fingerprint: the desired value's
+ *   digest against the digest the state kept when it was last sent.
+ *
+ * A reference whose id is not known before apply stays a `RefValue` (`{"$ref": address}`) and never
+ * equals a live value.
+ */
+import { isRef } from "../config/desired.js";
+import {
+  canonicalJson,
+  decodeMetadata,
+  type FieldDescriptor,
+  type JsonSchema,
+  type KindDescriptor,
+  normalizeUserMetadata,
+  type UserMetadata,
+  userMetadataObject,
+} from "../model/index.js";
+import type { Values } from "./action.js";
+import { DIGEST_PREFIX, digestOf } from "./fingerprint.js";
+
+interface FieldAnnotation {
+  normalize?: "trim" | "lowercase" | "lowercase-keys";
+  unordered?: boolean;
+}
+
+const annotation = (schema: JsonSchema): FieldAnnotation => (schema["x-tgw"] ?? {}) as FieldAnnotation;
+
+/**
+ * The comparable form of one value under `schema` (nested `x-tgw` annotations honoured).
+ * Returns undefined for null/undefined. `inherited` carries a list's string normalisation to its items.
+ */
+export function normalizeValue(
+  schema: JsonSchema,
+  value: unknown,
+  inherited?: "trim" | "lowercase",
+): unknown {
+  if (value === null || value === undefined) return undefined;
+  if (isRef(value)) return value;
+  const x = annotation(schema);
+  if (typeof value === "string") {
+    let s = value;
+    if (schema.format === "date-time") {
+      const t = Date.parse(s);
+      if (!Number.isNaN(t)) s = new Date(t).toISOString();
+    }
+    const how = x.normalize ?? inherited;
+    if (how === "trim") s = s.trim();
+    else if (how === "lowercase") s = s.toLowerCase();
+    return s;
+  }
+  if (Array.isArray(value)) {
+    const items = (schema.items ?? {}) as JsonSchema;
+    const pass = x.normalize === "trim" || x.normalize === "lowercase" ? x.normalize : undefined;
+    const out = value.map((v) => normalizeValue(items, v, pass)).filter((v) => v !== undefined);
+    return x.unordered ? sortedSet(out) : out;
+  }
+  if (typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    const props = schema.properties as Record<string, JsonSchema> | undefined;
+    const out: Record<string, unknown> = {};
+    if (props) {
+      for (const [key, propSchema] of Object.entries(props)) {
+        let v = normalizeValue(propSchema, obj[key]);
+        if (v === undefined && "default" in propSchema) v = normalizeValue(propSchema, propSchema.default);
+        if (v !== undefined) out[key] = v;
+      }
+      return out;
+    }
+    const valueSchema = (
+      typeof schema.additionalProperties === "object" ? schema.additionalProperties : {}
+    ) as JsonSchema;
+    for (const key of Object.keys(obj).sort()) {
+      const v = normalizeValue(valueSchema, obj[key]);
+      if (v !== undefined) out[x.normalize === "lowercase-keys" ? key.toLowerCase() : key] = v;
+    }
+    return out;
+  }
+  return value;
+}
+
+function sortedSet(values: unknown[]): unknown[] {
+  const byText = new Map<string, unknown>();
+  for (const v of values) byText.set(canonicalJson(v), v);
+  return [...byText.keys()].sort().map((k) => byText.get(k));
+}
+
+/** A metadata string that is exactly `{"value": "<text>"}` compares as `<text>` (how a plain string is wrapped). */
+function unwrapValue(text: string): string {
+  const obj = userMetadataObject(text);
+  if (obj && Object.keys(obj).length === 1 && typeof obj.value === "string") return obj.value;
+  return text;
+}
+
+/** The user part of desired metadata (mapping or string), comparable with `liveMetadata`. */
+export function desiredMetadata(user: UserMetadata): string {
+  return unwrapValue(normalizeUserMetadata(user));
+}
+
+/** The user part of live metadata text, marker removed, comparable with `desiredMetadata`. */
+export function liveMetadata(wire: unknown): string {
+  if (typeof wire !== "string") return "";
+  return unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user));
+}
+
+/** Reads a response value at a `live` path: `backend.id`, or `ip_policies[].id` (a list of ids). */
+export function readLivePath(raw: Record<string, unknown>, path: string): unknown {
+  const list = /^(\w+)\[\]\.(\w+)$/.exec(path);
+  if (list) {
+    const items = raw[list[1] as string];
+    return Array.isArray(items)
+      ? items.map((item) =>
+          item && typeof item === "object" ? (item as Record<string, unknown>)[list[2] as string] : undefined,
+        )
+      : undefined;
+  }
+  let node: unknown = raw;
+  for (const key of path.split(".")) {
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
+
+function withDefault(field: FieldDescriptor, value: unknown): unknown {
+  const v = normalizeValue(field.schema, value);
+  if (v !== undefined || !("default" in field)) return v;
+  return normalizeValue(field.schema, field.default);
+}
+
+/**
+ * Comparable desired values: every field the configuration sets plus every field with a schema
+ * default; `metadata` always (its default is ""). `fields` has refs resolved to ids where known.
+ */
+export function desiredValues(kind: KindDescriptor, fields: Record<string, unknown>): Values {
+  const out: Values = {};
+  for (const field of kind.fields) {
+    const value = fields[field.name];
+    if (field.isMetadata) out[field.name] = desiredMetadata(value as UserMetadata);
+    else if (field.writeOnly) {
+      if (typeof value === "string") out[field.name] = digestOf(value);
+    } else {
+      const v = withDefault(field, value);
+      if (v !== undefined) out[field.name] = v;
+    }
+  }
+  return out;
+}
+
+/**
+ * Comparable live values of a response body: every request field the response shows (write-only
+ * fields from `writeOnlyDigests`, the hex SHA-256 digests the state kept, when known).
+ */
+export function liveValues(
+  kind: KindDescriptor,
+  raw: Record<string, unknown>,
+  writeOnlyDigests: Record<string, string> = {},
+): Values {
+  const out: Values = {};
+  for (const field of kind.fields) {
+    if (field.isMetadata) out[field.name] = liveMetadata(raw[field.name]);
+    else if (field.writeOnly) {
+      const digest = writeOnlyDigests[field.name];
+      if (digest !== undefined) out[field.name] = `${DIGEST_PREFIX}${digest}`;
+    } else {
+      const v = withDefault(field, field.live ? readLivePath(raw, field.live) : raw[field.name]);
+      if (v !== undefined) out[field.name] = v;
+    }
+  }
+  return out;
+}

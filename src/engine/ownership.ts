@@ -1,0 +1,193 @@
+/**
+ * Ownership (DECISIONS.md section 3): which live object each desired address is, and which live
+ * objects this stack owns that the configuration no longer has. Pure: no I/O.
+ *
+ * Rules, in order:
+ * 1. A module's identity is its path: the desired module at `path` is whatever lives there.
+ * 2. A resource recorded in the state whose id still exists is that object (the state is the journal).
+ * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
+ *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
+ * 4. Two live objects carrying one address's marker is an error naming both ids (except an object the
+ *    state records as the deposed half of an unfinished replace).
+ * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
+ *    are orphans: the plan deletes them. A module is an orphan only when the state says tgw set it.
+ * 6. State records whose object is gone are forgotten; live objects without this stack's marker and
+ *    absent from the state are never touched.
+ *
+ * With `ownership: state-only` markers are neither written nor read: rules 3 and 4 do not apply.
+ */
+import type { DesiredResource, DesiredState } from "../config/desired.js";
+import { fillPath, getKind } from "../model/index.js";
+import type { StateRecord, StateSnapshot } from "../state/store.js";
+import { DuplicateMarkerError } from "./errors.js";
+import type { LiveObject, LiveState } from "./live.js";
+
+/** Suffix of the state address that keeps the old object of a replace until it is deleted. */
+export const DEPOSED_SUFFIX = "#deposed";
+
+/** A desired resource and the live object it is (if any). */
+export interface Match {
+  resource: DesiredResource;
+  /** Id of the object: the live id, the module path, or undefined for an object still to create. */
+  id?: string;
+  live?: LiveObject;
+  record?: StateRecord;
+  /** How the live object was found. */
+  via: "state" | "marker" | "path" | "none";
+  /** The live object lacks this stack's marker for this address (ownership `marker` only). */
+  needsMarker: boolean;
+}
+
+/** A live object this stack owns that desired state does not have: to delete. */
+export interface Orphan {
+  address: string;
+  kind: string;
+  live: LiveObject;
+  record?: StateRecord;
+  via: "state" | "marker";
+}
+
+/** The result of matching desired state with live state. */
+export interface Ownership {
+  /** One per desired resource, in the order given. */
+  matches: Match[];
+  orphans: Orphan[];
+  /** State addresses whose objects no longer exist and that desired state does not have. */
+  forget: string[];
+}
+
+/** The API path of a module resource (its identity). */
+export function modulePath(resource: DesiredResource): string {
+  return fillPath(getKind(resource.kind).path, resource.pathParams ?? {});
+}
+
+/**
+ * Matches `resources` (all of desired state, or none for a destroy) with live objects.
+ * @throws DuplicateMarkerError when two live objects claim one address of this stack.
+ */
+export function matchOwnership(input: {
+  desired: Pick<DesiredState, "stack" | "ownership">;
+  resources: DesiredResource[];
+  live: LiveState;
+  state: StateSnapshot;
+}): Ownership {
+  const { desired, resources, live, state } = input;
+  const useMarkers = desired.ownership === "marker";
+  const wanted = new Set(resources.map((r) => r.address));
+  const deposedIds = new Set(
+    Object.values(state.resources)
+      .filter((r) => r.address.endsWith(DEPOSED_SUFFIX))
+      .map((r) => r.id),
+  );
+
+  // Rule 4: one marked object per address.
+  const marked = new Map<string, LiveObject[]>();
+  if (useMarkers) {
+    for (const o of live.objects.values()) {
+      if (o.marker?.stack !== desired.stack || deposedIds.has(o.id)) continue;
+      const list = marked.get(o.marker.address) ?? [];
+      list.push(o);
+      marked.set(o.marker.address, list);
+    }
+    const dups = [...marked.entries()]
+      .filter(([, list]) => list.length > 1)
+      .map(([address, list]) => ({
+        address,
+        kind: (list[0] as LiveObject).kind,
+        ids: list.map((o) => o.id).sort(),
+      }))
+      .sort((a, b) => a.address.localeCompare(b.address));
+    if (dups.length > 0) throw new DuplicateMarkerError(dups, desired.stack);
+  }
+
+  const claimed = new Set<string>();
+  const matches: Match[] = [];
+  const pending: DesiredResource[] = [];
+  // Rules 1 and 2 first, so that rule 3 never takes an object the state gives to another address.
+  for (const resource of resources) {
+    const record = state.resources[resource.address];
+    const kind = getKind(resource.kind);
+    if (kind.module) {
+      const path = modulePath(resource);
+      const obj = live.modules.get(path);
+      matches.push({
+        resource,
+        id: path,
+        ...(obj ? { live: obj } : {}),
+        ...(record ? { record } : {}),
+        via: "path",
+        needsMarker: false,
+      });
+      continue;
+    }
+    // A replace whose new object may exist already (its old id is recorded as deposed): the marker decides.
+    const replacing =
+      record !== undefined && state.resources[resource.address + DEPOSED_SUFFIX]?.id === record.id;
+    const obj =
+      record && record.kind === resource.kind && !replacing ? live.objects.get(record.id) : undefined;
+    if (obj && obj.kind === resource.kind) {
+      claimed.add(obj.id);
+      matches.push({
+        resource,
+        id: obj.id,
+        live: obj,
+        record,
+        via: "state",
+        needsMarker: needsMarker(obj, resource.address),
+      });
+    } else pending.push(resource);
+  }
+  function needsMarker(obj: LiveObject, address: string): boolean {
+    return useMarkers && !(obj.marker?.stack === desired.stack && obj.marker.address === address);
+  }
+  for (const resource of pending) {
+    const record = state.resources[resource.address];
+    const rec = record ? { record } : {};
+    const byMarker = marked.get(resource.address)?.[0];
+    const byState = record ? live.objects.get(record.id) : undefined;
+    if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
+      claimed.add(byMarker.id);
+      matches.push({ resource, id: byMarker.id, live: byMarker, ...rec, via: "marker", needsMarker: false });
+    } else if (byState && byState.kind === resource.kind && !claimed.has(byState.id)) {
+      claimed.add(byState.id);
+      matches.push({
+        resource,
+        id: byState.id,
+        live: byState,
+        ...rec,
+        via: "state",
+        needsMarker: needsMarker(byState, resource.address),
+      });
+    } else matches.push({ resource, ...rec, via: "none", needsMarker: false });
+  }
+  const order = new Map(resources.map((r, i) => [r.address, i]));
+  matches.sort((a, b) => (order.get(a.resource.address) ?? 0) - (order.get(b.resource.address) ?? 0));
+
+  // Rules 5 and 6.
+  const orphans: Orphan[] = [];
+  const forget: string[] = [];
+  for (const record of Object.values(state.resources)) {
+    if (wanted.has(record.address)) continue;
+    const kind = getKind(record.kind);
+    if (kind.module) {
+      const obj = live.modules.get(record.id);
+      if (obj) orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });
+      else if (live.readModules.has(record.id)) forget.push(record.address);
+      continue;
+    }
+    const obj = live.objects.get(record.id);
+    if (obj && !claimed.has(obj.id)) {
+      claimed.add(obj.id);
+      orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });
+    } else if (!obj && live.listedKinds.has(record.kind)) forget.push(record.address);
+    else if (obj) forget.push(record.address); // the object now belongs to another address
+  }
+  for (const [address, list] of marked) {
+    const obj = list[0] as LiveObject;
+    if (wanted.has(address) || claimed.has(obj.id)) continue;
+    claimed.add(obj.id);
+    orphans.push({ address, kind: obj.kind, live: obj, via: "marker" });
+  }
+  orphans.sort((a, b) => a.address.localeCompare(b.address));
+  return { matches, orphans, forget: forget.sort() };
+}

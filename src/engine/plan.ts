@@ -1,0 +1,249 @@
+/**
+ * The planner: a pure function of desired state, live state and the state store's snapshot that
+ * returns the changes making live equal desired (DECISIONS.md sections 2 and 3). No I/O; the result
+ * is plain data sorted by address, so the same inputs always give the same plan.
+ *
+ * - Each desired resource is matched with its live object (./ownership.ts), references are resolved
+ *   to ids (targets first), both sides are normalised (./normalize.ts) and compared (./diff.ts):
+ *   no live object -> `create` (`put` for a module); a replace-forcing field differs -> `replace`;
+ *   another field differs -> `update` (`put`); else `no-op`.
+ * - Orphans (owned objects the configuration no longer has) -> `delete`; with `destroy`, every owned
+ *   object is an orphan.
+ * - Ordering data for apply: `dependsOn` (targets whose create/replace gives this change an id),
+ *   `deleteAfter` (changes of objects that still refer to one being deleted), and for a replace
+ *   `create-first` when something refers to the object, else `delete-first`.
+ * - Drift: live differs from what was last applied while the configuration has not changed since
+ *   (the state fingerprint equals the desired one), or the recorded object has disappeared.
+ */
+import type { DesiredResource, DesiredState } from "../config/desired.js";
+import { canonicalJson, getKind } from "../model/index.js";
+import type { StateSnapshot } from "../state/store.js";
+import type { Change, Plan, Values } from "./action.js";
+import { diffValues, replaceFields } from "./diff.js";
+import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
+import { type LiveState, liveFingerprint } from "./live.js";
+import { mapSecrets } from "./mask.js";
+import { desiredValues, liveValues } from "./normalize.js";
+import { type Match, matchOwnership } from "./ownership.js";
+import { resolveRefs, unresolvedRefs } from "./refs.js";
+import { configuredTokenFile } from "./tokens.js";
+
+/** Inputs of `makePlan`. */
+export interface PlanInput {
+  desired: DesiredState;
+  live: LiveState;
+  state: StateSnapshot;
+  /** Plan the deletion of every object the stack owns (`tgw destroy`). */
+  destroy?: boolean;
+}
+
+/**
+ * Plans the changes that make `live` equal `desired`.
+ * @throws DuplicateMarkerError when two live objects carry one address's marker.
+ */
+export function makePlan(input: PlanInput): Plan {
+  const { desired, live, state } = input;
+  const destroy = input.destroy === true;
+  const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
+
+  const byAddress = new Map(own.matches.map((m) => [m.resource.address, m]));
+  const renewed = new Set<string>();
+  const idOf = (address: string) => (renewed.has(address) ? undefined : byAddress.get(address)?.id);
+
+  const changes: Change[] = [];
+  for (const m of dependencyOrder(own.matches)) {
+    const change = planMatch(m, idOf);
+    if (change.action === "create" || change.action === "replace") {
+      renewed.add(change.address);
+      if (returnsToken(change.kind)) change.tokenFile = configuredTokenFile(m.resource);
+    }
+    changes.push(change);
+  }
+  for (const o of own.orphans) {
+    const kind = getKind(o.kind);
+    changes.push({
+      address: o.address,
+      kind: o.kind,
+      action: "delete",
+      id: o.live.id,
+      before: liveValues(kind, o.live.raw, o.record?.writeOnly),
+      changedFields: [],
+      reason: destroy
+        ? "tgw destroy"
+        : o.via === "marker"
+          ? "no longer in the configuration (found by its ownership marker)"
+          : "no longer in the configuration",
+      dependsOn: [],
+    });
+  }
+  orderDeletes(changes, desired.resources);
+  changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+
+  return {
+    stack: desired.stack,
+    destroy,
+    changes,
+    forget: own.forget,
+    basis: {
+      lineage: state.serial === 0 ? "" : state.lineage,
+      serial: state.serial,
+      liveFingerprint: liveFingerprint(live),
+      desiredFingerprint: desiredFingerprint(desired),
+    },
+  };
+}
+
+function planMatch(m: Match, idOf: (address: string) => string | undefined): Change {
+  const kind = getKind(m.resource.kind);
+  const fields = resolveRefs(m.resource.fields, idOf);
+  const after = desiredValues(kind, fields);
+  const base = { address: m.resource.address, kind: kind.kind, dependsOn: unresolvedRefs(fields) };
+  if (!m.live) {
+    const drift = m.record !== undefined;
+    return {
+      ...base,
+      action: kind.module ? "put" : "create",
+      ...(kind.module ? { id: m.id } : {}),
+      after,
+      changedFields: Object.keys(after).sort(),
+      reason: drift
+        ? "deleted outside tgw (drift)"
+        : kind.module
+          ? "the module is not set"
+          : "not in live state",
+      ...(drift ? { drift } : {}),
+    };
+  }
+  const before = liveValues(kind, m.live.raw, m.record?.writeOnly);
+  let changed = diffValues(kind, after, before);
+  const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
+  const common = { ...base, id: m.id as string, before, after, ...(drift ? { drift } : {}) };
+  const adopted = m.via === "marker" ? { adopted: true } : {};
+  if (m.needsMarker && !changed.includes("metadata")) changed = [...changed, "metadata"].sort();
+  if (changed.length === 0) {
+    return {
+      ...common,
+      ...adopted,
+      action: "no-op",
+      changedFields: [],
+      reason: m.via === "marker" ? "recovered from its ownership marker" : "up to date",
+    };
+  }
+  const what = drift ? `changed outside tgw (drift): ${changed.join(", ")}` : `${changed.join(", ")} changed`;
+  if (kind.module) return { ...common, action: "put", changedFields: changed, reason: what };
+  const forcing = replaceFields(kind, changed);
+  if (forcing.length > 0) {
+    return {
+      ...common,
+      ...adopted,
+      action: "replace",
+      changedFields: changed,
+      replaceFields: forcing,
+      reason: `${forcing.join(", ")} cannot change in place${drift ? " (drift)" : ""}`,
+    };
+  }
+  const markerOnly =
+    changed.length === 1 && changed[0] === "metadata" && m.needsMarker && before.metadata === after.metadata;
+  return {
+    ...common,
+    ...adopted,
+    action: "update",
+    changedFields: changed,
+    reason: markerOnly ? "the ownership marker is missing" : what,
+  };
+}
+
+/** The kind's create response carries a secret `token` that no request field holds (API keys). */
+export function returnsToken(kindName: string): boolean {
+  const kind = getKind(kindName);
+  return (
+    kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
+    !kind.fields.some((f) => f.name === "token")
+  );
+}
+
+/** Desired resources ordered so that reference targets come before their referrers. */
+function dependencyOrder(matches: Match[]): Match[] {
+  const byAddress = new Map(matches.map((m) => [m.resource.address, m]));
+  const out: Match[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (m: Match) => {
+    const a = m.resource.address;
+    if (state.get(a) !== undefined) return; // done, or a cycle (the config layer rejects those)
+    state.set(a, "visiting");
+    for (const dep of m.resource.dependsOn) {
+      const target = byAddress.get(dep);
+      if (target) visit(target);
+    }
+    state.set(a, "done");
+    out.push(m);
+  };
+  matches.forEach(visit);
+  return out;
+}
+
+/** Ids held by the reference fields of a change's live side (`before`). */
+function referencedIds(change: Change): string[] {
+  if (!change.before) return [];
+  const kind = getKind(change.kind);
+  const ids: string[] = [];
+  for (const f of kind.fields) {
+    if (!f.ref) continue;
+    const v = change.before[f.name];
+    if (typeof v === "string") ids.push(v);
+    else if (Array.isArray(v)) for (const x of v) if (typeof x === "string") ids.push(x);
+  }
+  return ids;
+}
+
+/**
+ * Sets `deleteAfter` on deletes and replaces (the changes of objects that refer to the one going
+ * away, by their live reference fields or by desired references) and picks each replace's order.
+ */
+function orderDeletes(changes: Change[], resources: DesiredResource[]): void {
+  const referrersOfId = new Map<string, Set<string>>();
+  for (const c of changes) {
+    for (const id of referencedIds(c)) {
+      const set = referrersOfId.get(id) ?? new Set();
+      set.add(c.address);
+      referrersOfId.set(id, set);
+    }
+  }
+  const dependents = new Map<string, Set<string>>();
+  for (const r of resources) {
+    for (const target of r.dependsOn) {
+      const set = dependents.get(target) ?? new Set();
+      set.add(r.address);
+      dependents.set(target, set);
+    }
+  }
+  const changed = new Set(changes.filter((c) => c.action !== "no-op").map((c) => c.address));
+  for (const c of changes) {
+    if (c.action !== "delete" && c.action !== "replace") continue;
+    const referrers = new Set([
+      ...(c.id ? (referrersOfId.get(c.id) ?? []) : []),
+      ...(c.action === "replace" ? (dependents.get(c.address) ?? []) : []),
+    ]);
+    referrers.delete(c.address);
+    const after = [...referrers].filter((a) => changed.has(a)).sort();
+    if (after.length > 0) c.deleteAfter = after;
+    if (c.action === "replace") c.replaceOrder = referrers.size > 0 ? "create-first" : "delete-first";
+  }
+}
+
+/**
+ * SHA-256 of the whole desired state (stack, ownership, and every resource's fields, options and
+ * path parameters), secret values included only through their digests.
+ */
+export function desiredFingerprint(desired: DesiredState): string {
+  const rows = desired.resources.map((r) =>
+    canonicalJson([
+      r.address,
+      r.kind,
+      mapSecrets(getKind(r.kind), r.fields as Values, (v) => digestOf(canonicalJson(v))),
+      r.options,
+      r.pathParams ?? null,
+    ]),
+  );
+  return sha256(canonicalJson([desired.stack, desired.ownership, rows.sort()]));
+}

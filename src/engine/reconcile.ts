@@ -1,0 +1,161 @@
+/**
+ * One reconcile: refresh -> plan -> safety checks -> (approval) -> apply. The entry point of
+ * `tgw plan`, `tgw apply`, `tgw destroy` and the `watch` loop.
+ *
+ * Locking: with `lockScope: "run"` (the CLI's apply and destroy) the state lock is held from before
+ * the state is read until the apply ends, so what was planned and approved is what is applied. With
+ * `lockScope: "apply"` (watch) the lock is taken only when there is something to apply; if the state
+ * moved meanwhile, refresh and plan are done again under the lock. Mode `plan` never locks.
+ *
+ * `signal`: once aborted, nothing new starts; calls in flight finish and are recorded; the lock is
+ * released.
+ */
+
+import type { Api } from "../client/index.js";
+import type { DesiredState } from "../config/desired.js";
+import { getKind } from "../model/index.js";
+import type { StateSnapshot, StateStore, Unlock } from "../state/store.js";
+import { hasChanges, type Plan } from "./action.js";
+import { type ApplyResult, applyPlan } from "./apply.js";
+import { NotConfirmedError } from "./errors.js";
+import { type EventHandler, emitter } from "./events.js";
+import { StateJournal } from "./journal.js";
+import { makePlan } from "./plan.js";
+import { buildRecord, sameRecord } from "./records.js";
+import { refresh, refreshScope } from "./refresh.js";
+import { resolveRefs } from "./refs.js";
+import { checkPlanSafety, type SafetyOptions } from "./safety.js";
+import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
+
+/** Options of a reconcile. */
+export interface ReconcileOptions extends SafetyOptions {
+  /** `plan` stops after the safety checks; `apply` (default) applies. */
+  mode?: "plan" | "apply";
+  /** Plan the deletion of everything the stack owns (`tgw destroy`). */
+  destroy?: boolean;
+  /** Calls in flight at once during apply; default 4. */
+  parallelism?: number;
+  /** How long to wait for the state lock, in ms; default 0 (fail at once). */
+  lockTimeoutMs?: number;
+  /** Who takes the lock, shown to whoever waits (`tgw apply, pid 123 on host`). */
+  lockHolder?: string;
+  /** `run` (default): lock before reading the state; `apply`: only while applying (watch). */
+  lockScope?: "run" | "apply";
+  /**
+   * Asked before applying a plan with changes (the CLI's confirmation prompt). Resolving false
+   * cancels with `NotConfirmedError`. Not called when only the state needs updating.
+   */
+  approve?: (plan: Plan) => Promise<boolean>;
+  /** Apply only if the plan equals this saved one (`tgw apply PLANFILE`). */
+  saved?: SavedPlanCheck;
+  /** Refresh concurrency (lists and module reads in flight); default 4. */
+  refreshConcurrency?: number;
+}
+
+/** Inputs of `reconcile`. */
+export interface ReconcileInput {
+  desired: DesiredState;
+  api: Api;
+  store: StateStore;
+  options?: ReconcileOptions;
+  signal?: AbortSignal;
+  onEvent?: EventHandler;
+}
+
+/** What a reconcile did. */
+export interface ReconcileResult {
+  plan: Plan;
+  /** True when apply ran (API calls, or state updates only). */
+  applied: boolean;
+  /** Present when apply ran. */
+  result?: ApplyResult;
+  /** The state after the run. */
+  state: StateSnapshot;
+}
+
+/**
+ * Refreshes, plans, checks safety and (mode `apply`) applies.
+ * @throws DuplicateMarkerError, UnsafePlanError, StalePlanError, NotConfirmedError, ApplyFailedError,
+ *   the state store's errors (LockTimeoutError...), ApiError / NetworkError from the refresh, or
+ *   `signal.reason` when aborted before apply started.
+ */
+export async function reconcile(input: ReconcileInput): Promise<ReconcileResult> {
+  const { desired, api, store, signal } = input;
+  const options = input.options ?? {};
+  const emit = emitter(input.onEvent);
+  const mode = options.mode ?? "apply";
+  const lockScope = options.lockScope ?? "run";
+  const lock = () =>
+    store.lock({
+      timeoutMs: options.lockTimeoutMs ?? 0,
+      holder: options.lockHolder ?? `tgw, pid ${process.pid}`,
+    });
+
+  const planOnce = async (state: StateSnapshot): Promise<Plan> => {
+    const scope = refreshScope(desired, state, options.destroy);
+    emit({ type: "refresh_started", kinds: scope.kinds.length, modules: scope.modules.length });
+    const t0 = performance.now();
+    const live = await refresh(api, scope, {
+      ...(signal ? { signal } : {}),
+      concurrency: options.refreshConcurrency ?? 4,
+    });
+    emit({
+      type: "refreshed",
+      objects: live.objects.size,
+      modules: live.modules.size,
+      durationMs: performance.now() - t0,
+    });
+    const plan = makePlan({ desired, live, state, destroy: options.destroy === true });
+    emit({ type: "planned", plan });
+    if (options.saved) checkSavedPlan(options.saved, plan);
+    checkPlanSafety(plan, desired, options);
+    return plan;
+  };
+
+  let unlock: Unlock | undefined;
+  try {
+    if (mode === "apply" && lockScope === "run") unlock = await lock();
+    let state = await store.read();
+    let plan = await planOnce(state);
+    if (mode === "plan" || !needsApply(plan, desired, state)) return { plan, applied: false, state };
+    signal?.throwIfAborted();
+    if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
+      throw new NotConfirmedError("apply cancelled: nothing was changed");
+    }
+    if (!unlock) {
+      unlock = await lock();
+      const now = await store.read();
+      if (now.lineage !== state.lineage || now.serial !== state.serial) {
+        state = now;
+        plan = await planOnce(state);
+        if (!needsApply(plan, desired, state)) return { plan, applied: false, state };
+      }
+    }
+    signal?.throwIfAborted();
+    const journal = new StateJournal(store, state, (s) => emit({ type: "state_written", serial: s.serial }));
+    const result = await applyPlan(plan, desired, api, journal, {
+      parallelism: options.parallelism ?? 4,
+      ...(signal ? { signal } : {}),
+      onEvent: emit,
+    });
+    return { plan, applied: true, result, state: journal.snapshot };
+  } finally {
+    await unlock?.();
+  }
+}
+
+/** True when applying `plan` would call the API or change the state. */
+export function needsApply(plan: Plan, desired: DesiredState, state: StateSnapshot): boolean {
+  if (hasChanges(plan) || plan.forget.length > 0) return true;
+  const ids = new Map(plan.changes.flatMap((c) => (c.id ? [[c.address, c.id] as const] : [])));
+  const resources = new Map(desired.resources.map((r) => [r.address, r]));
+  return plan.changes.some((c) => {
+    const resource = resources.get(c.address);
+    if (c.action !== "no-op" || !c.id || !resource) return false;
+    const fields = resolveRefs(resource.fields, (a) => ids.get(a));
+    return !sameRecord(
+      state.resources[c.address],
+      buildRecord(getKind(c.kind), resource, c.id, fields, new Date()),
+    );
+  });
+}

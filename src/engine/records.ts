@@ -1,0 +1,55 @@
+/**
+ * State records (src/state/store.ts `StateRecord`) of applied objects: id, fingerprint of the
+ * desired values applied (./fingerprint.ts), SHA-256 of each write-only input, reference targets.
+ * Never a secret value.
+ */
+import type { DesiredResource } from "../config/desired.js";
+import { canonicalJson, type KindDescriptor } from "../model/index.js";
+import type { StateRecord } from "../state/store.js";
+import { sha256, valuesFingerprint } from "./fingerprint.js";
+import { desiredValues } from "./normalize.js";
+import { DEPOSED_SUFFIX } from "./ownership.js";
+
+/** The record of `resource` applied as object `id` with `fields` (references resolved). */
+export function buildRecord(
+  kind: KindDescriptor,
+  resource: DesiredResource,
+  id: string,
+  fields: Record<string, unknown>,
+  appliedAt: Date,
+): StateRecord {
+  const writeOnly: Record<string, string> = {};
+  for (const f of kind.fields) {
+    const v = fields[f.name];
+    if (f.writeOnly && typeof v === "string") writeOnly[f.name] = sha256(v);
+  }
+  const deps = [...new Set(resource.dependsOn)].sort();
+  return {
+    address: resource.address,
+    kind: kind.kind,
+    id,
+    fingerprint: valuesFingerprint(kind, desiredValues(kind, fields)),
+    ...(Object.keys(writeOnly).length > 0 ? { writeOnly } : {}),
+    ...(deps.length > 0 ? { dependsOn: deps } : {}),
+    appliedAt: appliedAt.toISOString(),
+  };
+}
+
+/** The record keeping the old object of a replace (created first) until it is deleted. */
+export function deposedRecord(address: string, kind: string, id: string, appliedAt: Date): StateRecord {
+  return {
+    address: `${address}${DEPOSED_SUFFIX}`,
+    kind,
+    id,
+    fingerprint: sha256(`deposed ${id}`),
+    appliedAt: appliedAt.toISOString(),
+  };
+}
+
+/** True when two records say the same thing (the time of the last apply aside). */
+export function sameRecord(a: StateRecord | undefined, b: StateRecord): boolean {
+  if (!a) return false;
+  const { appliedAt: _a, ...x } = a;
+  const { appliedAt: _b, ...y } = b;
+  return canonicalJson(x) === canonicalJson(y);
+}

@@ -1,0 +1,115 @@
+/**
+ * Refresh: reading live state with as few requests as possible.
+ *
+ * - One paginated list per collection kind (100 per page), never a GET per resource. With
+ *   `ownership: marker` every collection kind is listed (a handful of calls), so that this stack's
+ *   objects are found through their markers even when the state file is lost; with `state-only`, only
+ *   the kinds the configuration or the state uses.
+ * - One GET per module path the configuration names or the state records (a 404 means "not set").
+ *
+ * Kinds are listed and modules read concurrently, at most `concurrency` at a time (the client's rate
+ * limiter still applies to every request).
+ */
+import pLimit from "p-limit";
+import { type Api, ApiError } from "../client/index.js";
+import type { DesiredState } from "../config/desired.js";
+import { collections, getKind } from "../model/index.js";
+import type { StateSnapshot } from "../state/store.js";
+import { emptyLiveState, type LiveState, liveObject } from "./live.js";
+import { modulePath } from "./ownership.js";
+
+/** What to read: collection kinds to list, and module paths (with their kinds) to GET. */
+export interface RefreshScope {
+  kinds: string[];
+  modules: { path: string; kind: string }[];
+}
+
+/**
+ * The kinds and module paths a plan of `desired` against `state` needs (see the module comment).
+ * With `destroy`, modules of the configuration that the state does not record are left out.
+ */
+export function refreshScope(desired: DesiredState, state: StateSnapshot, destroy = false): RefreshScope {
+  const kinds = new Set<string>();
+  const modules = new Map<string, string>();
+  if (desired.ownership === "marker") for (const k of collections().values()) kinds.add(k.kind);
+  for (const r of destroy ? [] : desired.resources) {
+    if (getKind(r.kind).module) modules.set(modulePath(r), r.kind);
+    else kinds.add(r.kind);
+  }
+  for (const record of Object.values(state.resources)) {
+    if (getKind(record.kind).module) modules.set(record.id, record.kind);
+    else kinds.add(record.kind);
+  }
+  return {
+    kinds: [...kinds].sort(),
+    modules: [...modules.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, kind]) => ({ path, kind })),
+  };
+}
+
+/** Options of `refresh`. */
+export interface RefreshOptions {
+  signal?: AbortSignal;
+  /** Lists and module reads in flight at once; default 4. */
+  concurrency?: number;
+}
+
+/**
+ * Reads the live objects of `scope`.
+ * @throws ApiError / NetworkError from the client (a module's 404 is not an error: the module is not set).
+ */
+export async function refresh(
+  api: Api,
+  scope: RefreshScope,
+  options: RefreshOptions = {},
+): Promise<LiveState> {
+  const live = emptyLiveState();
+  const limit = pLimit(options.concurrency ?? 4);
+  const signal = options.signal;
+  const tasks: Promise<void>[] = [];
+  for (const kindName of scope.kinds) {
+    const kind = getKind(kindName);
+    if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
+    const listKey = kind.listKey;
+    tasks.push(
+      limit(async () => {
+        for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, {
+          limit: 100,
+          ...(signal ? { signal } : {}),
+        })) {
+          const id = item.id;
+          if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
+        }
+        live.listedKinds.add(kindName);
+      }),
+    );
+  }
+  for (const { path, kind } of scope.modules) {
+    tasks.push(
+      limit(async () => {
+        const body = await readModule(api, path, signal);
+        live.readModules.add(path);
+        if (body) live.modules.set(path, liveObject(kind, path, body));
+      }),
+    );
+  }
+  const results = await Promise.allSettled(tasks);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return live;
+}
+
+/** GET a module; undefined when it is not set (404). */
+export async function readModule(
+  api: Api,
+  path: string,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await api.get<Record<string, unknown>>(path, signal ? { signal } : {});
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * References between managed resources (`${ref:<collection>.<name>}` in configuration, a `RefValue`
+ * in desired state). A reference resolves to the target's id; while the target is still to be
+ * created (or replaced) the id is unknown and the `RefValue` stays, which the diff treats as a change
+ * and the plan shows as `(known after apply)`.
+ */
+import { isRef, type RefValue } from "../config/desired.js";
+
+/** Where a reference's id comes from: the id, or undefined when it is not known yet. */
+export type IdLookup = (address: string) => string | undefined;
+
+/** `fields` with every reference (top level, or an item of a top-level list) replaced by its id when known. */
+export function resolveRefs(fields: Record<string, unknown>, idOf: IdLookup): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) out[name] = resolveValue(value, idOf);
+  return out;
+}
+
+function resolveValue(value: unknown, idOf: IdLookup): unknown {
+  if (isRef(value)) return idOf(value.$ref) ?? value;
+  if (Array.isArray(value)) return value.map((v) => resolveValue(v, idOf));
+  return value;
+}
+
+/** The references still unresolved in `fields` (addresses), sorted and distinct. */
+export function unresolvedRefs(fields: Record<string, unknown>): string[] {
+  const found = new Set<string>();
+  const walk = (v: unknown) => {
+    if (isRef(v)) found.add((v as RefValue).$ref);
+    else if (Array.isArray(v)) v.forEach(walk);
+  };
+  Object.values(fields).forEach(walk);
+  return [...found].sort();
+}

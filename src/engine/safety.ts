@@ -1,0 +1,61 @@
+/**
+ * Safety checks: a separate step after planning that reads the plan and refuses it, rewriting
+ * nothing. Every reason is collected and reported together (`UnsafePlanError`).
+ *
+ * - `prevent_destroy`: a resource whose configuration sets it may not be deleted or replaced.
+ * - `--max-deletes N`: more than N objects deleted (deletes plus replaces) is refused unless `--force`.
+ * - `--allow-empty`: a desired state with no resources, planned against a stack that owns objects,
+ *   is refused without it (an empty or mistyped `-f` must not delete everything).
+ */
+import type { DesiredState } from "../config/desired.js";
+import { destroys, type Plan } from "./action.js";
+import { UnsafePlanError, type UnsafeReason } from "./errors.js";
+
+/** Options of the safety checks (the CLI flags of the same names). */
+export interface SafetyOptions {
+  /** Largest number of deletions (deletes + replaces) allowed; undefined: no limit. */
+  maxDeletes?: number;
+  /** Lifts `maxDeletes`. */
+  force?: boolean;
+  /** Allows an empty desired state to delete everything the stack owns. */
+  allowEmpty?: boolean;
+}
+
+/**
+ * Refuses an unsafe plan.
+ * @throws UnsafePlanError listing every rule the plan breaks.
+ */
+export function checkPlanSafety(plan: Plan, desired: DesiredState, options: SafetyOptions = {}): void {
+  const reasons: UnsafeReason[] = [];
+  const guarded = new Set(desired.resources.filter((r) => r.options.prevent_destroy).map((r) => r.address));
+  const protectedHits = plan.changes.filter((c) => destroys(c.action) && guarded.has(c.address));
+  if (protectedHits.length > 0) {
+    const addresses = protectedHits.map((c) => c.address);
+    reasons.push({
+      rule: "prevent_destroy",
+      message: `${addresses.join(", ")} ${addresses.length === 1 ? "has" : "have"} prevent_destroy set but the plan would ${
+        protectedHits.every((c) => c.action === "replace") ? "replace" : "delete"
+      } ${addresses.length === 1 ? "it" : "them"}`,
+      addresses,
+    });
+  }
+  const deletions = plan.changes.filter((c) => destroys(c.action));
+  if (options.maxDeletes !== undefined && !options.force && deletions.length > options.maxDeletes) {
+    reasons.push({
+      rule: "max_deletes",
+      message: `the plan deletes ${deletions.length} objects, more than --max-deletes ${options.maxDeletes} (use --force to allow)`,
+      addresses: deletions.map((c) => c.address),
+    });
+  }
+  if (!plan.destroy && desired.resources.length === 0 && !options.allowEmpty) {
+    const owned = plan.changes.filter((c) => c.action === "delete");
+    if (owned.length > 0) {
+      reasons.push({
+        rule: "empty_desired_state",
+        message: `the configuration has no resources and would delete all ${owned.length} objects of stack "${plan.stack}" (use --allow-empty if that is intended, or tgw destroy)`,
+        addresses: owned.map((c) => c.address),
+      });
+    }
+  }
+  if (reasons.length > 0) throw new UnsafePlanError(reasons);
+}
