@@ -25,8 +25,13 @@ export interface ValidationPluginOptions {
   checkResponses?: boolean | undefined;
 }
 
+// Compiled validators are pure functions of the schemas: one set per process serves every app
+// (tests start many servers; compiling costs a few hundred milliseconds).
+let shared: Validators | undefined;
+
 async function validationPlugin(app: FastifyInstance, opts: ValidationPluginOptions): Promise<void> {
-  const validators = new Validators();
+  shared ??= new Validators();
+  const validators = shared;
   app.decorate("validators", validators);
   app.decorate("checkResponses", opts.checkResponses === true);
   app.setValidatorCompiler(({ schema }) => {
