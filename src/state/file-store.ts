@@ -11,12 +11,14 @@
  *   can never interleave their check and their rename.
  * @see docs/state.md
  */
-import { mkdir, readFile } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
+import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
 import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
 import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
-import { parseState, serializeState, snapshotProblems } from "./format.js";
+import { orderedSnapshot, parseState, snapshotProblems } from "./format.js";
 import { emptySnapshot } from "./snapshot.js";
 import type { StateSnapshot, StateStore, Unlock } from "./store.js";
 
@@ -35,6 +37,14 @@ export interface FileStateStoreOptions {
   staleMs?: number;
   /** Receives notes (a stale lock taken over, a lock lost). Default: a `Warning:` line on stderr. */
   warn?: (message: string) => void;
+}
+
+/** Errors of `link()` on file systems without hard links (the backup is then a copy). */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"]);
+
+/** What changes whenever the file is replaced or edited: device, inode, size, modification and change times. */
+function identityOf(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 const RECOVERY = (location: string) =>
@@ -57,6 +67,8 @@ export class FileStateStore implements StateStore {
    * nothing stored in between compare equal. Forgotten once a file is seen or written.
    */
   #emptyLineage: string | undefined;
+  /** Identity and version of the file as this store last read or wrote it. */
+  #seen: { identity: string; lineage: string; serial: number } | undefined;
   /** Serialises this store's writes: each one checks, then renames. */
   #writing: Promise<unknown> = Promise.resolve();
 
@@ -137,22 +149,25 @@ export class FileStateStore implements StateStore {
   }
 
   async #write(snapshot: StateSnapshot): Promise<StateSnapshot> {
-    const next: StateSnapshot = { ...snapshot, serial: snapshot.serial + 1 };
-    const problems = snapshotProblems(next);
+    const incremented = { ...snapshot, serial: snapshot.serial + 1 };
+    // A deep copy in file order: what is written, and what the caller gets back.
+    const next = orderedSnapshot(incremented);
+    const text = `${JSON.stringify(next, null, 2)}\n`;
+    // The caller's snapshot is checked (the copy would drop unknown fields); the text for private keys.
+    const problems = snapshotProblems(incremented, text);
     if (this.#stack !== undefined && next.stack !== this.#stack) {
       problems.push(`stack: is "${next.stack}", this store's stack is "${this.#stack}"`);
     }
     if (problems.length > 0) {
       throw new Error(`refusing to write an invalid state to ${this.location}: ${problems.join("; ")}`);
     }
-    const text = serializeState(next);
 
     const unlock = this.#held
       ? undefined
       : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
     try {
-      const current = await this.#readText();
-      if (current === undefined) {
+      const stored = await this.#storedVersion();
+      if (stored === undefined) {
         if (snapshot.serial !== 0) {
           throw new StateConflictError(
             this.location,
@@ -160,7 +175,6 @@ export class FileStateStore implements StateStore {
           );
         }
       } else {
-        const stored = this.#parse(current);
         if (stored.lineage !== snapshot.lineage) {
           throw new StateConflictError(
             this.location,
@@ -175,34 +189,88 @@ export class FileStateStore implements StateStore {
         }
       }
       try {
-        await mkdir(resolve(this.path, ".."), { recursive: true, mode: 0o700 });
-        if (current !== undefined) await writeFileAtomic(this.backupPath, current);
+        await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+        if (stored !== undefined) await this.#keepBackup();
         await writeFileAtomic(this.path, text);
+        this.#seen = {
+          identity: identityOf(await stat(this.path)),
+          lineage: next.lineage,
+          serial: next.serial,
+        };
       } catch (err) {
+        this.#seen = undefined;
         throw new StateIoError(this.location, "write", err);
       }
     } finally {
       await unlock?.();
     }
     this.#emptyLineage = undefined;
-    return JSON.parse(text) as StateSnapshot;
+    return next;
   }
 
   /** The stored snapshot, or undefined if there is no file. */
   async #readStored(): Promise<StateSnapshot | undefined> {
-    const text = await this.#readText();
-    return text === undefined ? undefined : this.#parse(text);
+    const file = await this.#readFile();
+    if (file === undefined) return undefined;
+    const snapshot = this.#parse(file.text);
+    this.#seen = { identity: file.identity, lineage: snapshot.lineage, serial: snapshot.serial };
+    return snapshot;
   }
 
-  async #readText(): Promise<string | undefined> {
+  /**
+   * Lineage and serial of the stored file, or undefined if there is none. Under the lock, a file whose
+   * identity (inode, size, times) is the one this store last read or wrote is not read again: every
+   * writer replaces the file by renaming a new one, so an unchanged identity means an unchanged state.
+   */
+  async #storedVersion(): Promise<{ lineage: string; serial: number } | undefined> {
+    let current: Stats;
     try {
-      return await readFile(this.path, "utf8");
+      current = await stat(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      if ((err as NodeJS.ErrnoException).code === "EISDIR") {
-        throw new StateCorruptError(this.location, "is a directory, not a file");
-      }
       throw new StateIoError(this.location, "read", err);
+    }
+    if (this.#seen !== undefined && this.#seen.identity === identityOf(current)) return this.#seen;
+    return this.#readStored();
+  }
+
+  /**
+   * Makes the current file the backup: a hard link renamed over `<file>.backup` (no copy; the state
+   * file is always replaced, never changed in place). Copies where hard links are not supported.
+   */
+  async #keepBackup(): Promise<void> {
+    const tmp = join(
+      dirname(this.backupPath),
+      `.${basename(this.backupPath)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+    );
+    try {
+      await link(this.path, tmp);
+      await rename(tmp, this.backupPath);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      if (!NO_HARD_LINKS.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      await writeFileAtomic(this.backupPath, await readFile(this.path, "utf8"));
+    }
+  }
+
+  /** The file's text and identity, or undefined if it does not exist. */
+  async #readFile(): Promise<{ text: string; identity: string } | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, "r");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new StateIoError(this.location, "read", err);
+    }
+    try {
+      const st = await handle.stat();
+      if (st.isDirectory()) throw new StateCorruptError(this.location, "is a directory, not a file");
+      return { text: await handle.readFile("utf8"), identity: identityOf(st) };
+    } catch (err) {
+      if (err instanceof StateCorruptError) throw err;
+      throw new StateIoError(this.location, "read", err);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -67,8 +67,9 @@ const PEM_SECRET = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 /**
  * Every reason `value` is not a valid snapshot, as `field: problem` strings (empty when valid):
  * schema errors, a record stored under another address than its own, a private key in any string.
+ * @param text the JSON text of `value` (read from the file, or about to be written), searched for keys.
  */
-export function snapshotProblems(value: unknown): string[] {
+export function snapshotProblems(value: unknown, text: string): string[] {
   const problems = validate(value).map(describeError);
   if (problems.length > 0) return problems;
   const snapshot = value as StateSnapshot;
@@ -79,7 +80,7 @@ export function snapshotProblems(value: unknown): string[] {
       );
     }
   }
-  if (PEM_SECRET.test(JSON.stringify(value))) problems.push("a value holds a PEM private key");
+  if (PEM_SECRET.test(text)) problems.push("a value holds a PEM private key");
   return problems;
 }
 
@@ -107,7 +108,7 @@ export function parseState(text: string): { snapshot: StateSnapshot } | { proble
       problem: `was written by a newer tgw (state format version ${version}; this tgw reads version ${STATE_FORMAT_VERSION}): upgrade tgw`,
     };
   }
-  const problems = snapshotProblems(value);
+  const problems = snapshotProblems(value, text);
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).join("; ");
     const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
@@ -122,6 +123,13 @@ export function parseState(text: string): { snapshot: StateSnapshot } | { proble
  * equal bytes.
  */
 export function serializeState(snapshot: StateSnapshot): string {
+  return `${JSON.stringify(orderedSnapshot(snapshot), null, 2)}\n`;
+}
+
+/**
+ * A deep copy of `snapshot` in file order (see `serializeState`); shares nothing with its input.
+ */
+export function orderedSnapshot(snapshot: StateSnapshot): StateSnapshot {
   const resources: Record<string, StateRecord> = {};
   for (const address of Object.keys(snapshot.resources).sort(byCodePoint)) {
     resources[address] = orderedRecord(snapshot.resources[address] as StateRecord);
@@ -133,7 +141,7 @@ export function serializeState(snapshot: StateSnapshot): string {
     stack: snapshot.stack,
     resources,
   };
-  return `${JSON.stringify(ordered, null, 2)}\n`;
+  return ordered;
 }
 
 function orderedRecord(r: StateRecord): StateRecord {

@@ -130,6 +130,9 @@ export const registerState: RegisterCommand = (program) => {
   ).action(async (addresses: string[], opts: LocateOptions & { lockTimeout: string }) => {
     const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
     const store = openStore(opts);
+    // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
+    const before = await store.read();
+    if (before.serial === 0) throw notInState(addresses, store.location, before);
     const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
     let removed: StateRecord[];
     let stack: string;

@@ -3,7 +3,7 @@
  * temporary directory, against a state written by the file store.
  */
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -242,6 +242,13 @@ describe("tgw state rm", () => {
     const run = await waiting;
     expect(run.code).toBe(0);
     expect((await store.read()).resources["api_keys.ci"]).toBeUndefined();
+  });
+
+  it("says there is no state, and creates nothing, when the state does not exist", async () => {
+    const run = await tgw(["state", "rm", "api_keys.ci"], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Error [usage]: no state at ${join(".tgw", "state.json")}`);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("rejects a malformed --lock-timeout", async () => {
