@@ -26,7 +26,7 @@ import { mapSecrets } from "./mask.js";
 import { desiredValues, liveValues } from "./normalize.js";
 import { type Match, matchOwnership } from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
-import { configuredTokenFile } from "./tokens.js";
+import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
 export interface PlanInput {
@@ -55,7 +55,9 @@ export function makePlan(input: PlanInput): Plan {
     const change = planMatch(m, idOf);
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
-      if (returnsToken(change.kind)) change.tokenFile = configuredTokenFile(m.resource);
+      if (returnsToken(change.kind)) {
+        change.tokenFile = shownTokenFile(configuredTokenFile(m.resource), desired.configDir);
+      }
     }
     changes.push(change);
   }

@@ -5,7 +5,7 @@
  * the plan or logs.
  */
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { DesiredResource } from "../config/desired.js";
 
 /** The token file of an API key resource as configured: `token_file`, or the default under `.tgw/secrets/`. */
@@ -16,6 +16,13 @@ export function configuredTokenFile(resource: DesiredResource): string {
 /** Absolute path of a configured token file (relative paths are relative to the config directory). */
 export function tokenFilePath(configured: string, configDir: string): string {
   return isAbsolute(configured) ? configured : resolve(configDir, configured);
+}
+
+/** A token file as plans show it: relative to the config directory when inside it. */
+export function shownTokenFile(configured: string, configDir: string): string {
+  if (!isAbsolute(configured)) return configured;
+  const rel = relative(configDir, configured);
+  return rel.startsWith("..") || isAbsolute(rel) ? configured : rel;
 }
 
 /**

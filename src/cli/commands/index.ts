@@ -1,5 +1,10 @@
 /** Every `tgw` command, in the order `tgw --help` lists them. Each module registers one command. */
 import type { Command } from "commander";
+import { registerApply } from "./apply.js";
+import { registerDestroy } from "./destroy.js";
+import { registerEndpoints } from "./endpoints.js";
+import { registerImport } from "./import.js";
+import { registerPlan } from "./plan.js";
 import { registerServe } from "./serve.js";
 import { registerState } from "./state.js";
 import { registerValidate } from "./validate.js";
@@ -7,4 +12,13 @@ import { registerValidate } from "./validate.js";
 /** Registers one command (and its subcommands) on the program. */
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [registerValidate, registerState, registerServe];
+export const commands: RegisterCommand[] = [
+  registerValidate,
+  registerPlan,
+  registerApply,
+  registerDestroy,
+  registerImport,
+  registerEndpoints,
+  registerState,
+  registerServe,
+];

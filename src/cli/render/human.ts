@@ -109,10 +109,11 @@ function paint(c: Colors, action: string): (s: string) => string {
 /** The lines of one change: comment, header and field lines. */
 export function renderChange(ch: Change, c: Colors): string[] {
   const kind = getKind(ch.kind);
-  const p = paint(c, ch.action);
+  const p = paint(c, ch.action === "put" && !ch.before ? "create" : ch.action);
   const lines = [c.dim(`  # ${ch.address} ${verb(ch)} (${ch.reason})`)];
+  const symbol = ch.action === "put" && !ch.before ? SYMBOL.create : SYMBOL[ch.action];
   lines.push(
-    `${p(SYMBOL[ch.action] ?? "   ")} ${c.bold(ch.address)} ${c.dim(`(${ch.kind})`)}${ch.id && !kind.module ? ` ${ch.id}` : ""}`,
+    `${p(symbol ?? "   ")} ${c.bold(ch.address)} ${c.dim(`(${ch.kind})`)}${ch.id && !kind.module ? ` ${ch.id}` : ""}`,
   );
   const before = ch.before ? maskValues(kind, ch.before) : undefined;
   const after = ch.after ? maskValues(kind, ch.after) : undefined;

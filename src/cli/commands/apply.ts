@@ -1,0 +1,245 @@
+/**
+ * `tgw apply [PLANFILE]`: make live state equal the configuration (docs/plan.md).
+ *
+ * - Without PLANFILE: refresh and plan (the plan is printed), ask for confirmation on a terminal
+ *   (`--auto-approve` for CI; without a terminal and without it, apply refuses), then apply.
+ * - With PLANFILE (from `tgw plan --out`): apply exactly that plan, without asking, after checking that
+ *   the state, the live state and the configuration are still what it was made against.
+ * - The state lock is held for the whole run; a second apply waits up to `--lock-timeout`, then fails
+ *   naming the holder. One progress line per call; calls run `--parallelism` at a time.
+ * - API key tokens go to their token files (mode 0600) only; `--json --show-tokens` also prints them.
+ * - Ctrl-C: calls in flight finish and are recorded, nothing new starts; a second Ctrl-C exits at once.
+ *
+ * Also exports the runner `destroy` uses.
+ */
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import {
+  ApplyFailedError,
+  type ChangeOutcome,
+  type EngineEvent,
+  NotConfirmedError,
+  type Plan,
+  type ReconcileResult,
+  reconcile,
+} from "../../engine/index.js";
+import { ExitCode, TgwError, UsageError } from "../../errors.js";
+import { parseDuration } from "../duration.js";
+import { color, colorErr } from "../output.js";
+import { renderPlan } from "../render/human.js";
+import { planToJson } from "../render/json.js";
+import { applySummary, progressLine } from "../render/progress.js";
+import { holder, openTarget, openWorkspace } from "../target.js";
+import type { RegisterCommand } from "./index.js";
+import {
+  type CommonOptions,
+  parseCount,
+  readPlanFile,
+  type SafetyFlags,
+  safetyOptions,
+  withConfig,
+  withSafety,
+} from "./plan.js";
+
+/** Options of `apply` and `destroy`. */
+export interface ApplyFlags extends CommonOptions, SafetyFlags {
+  autoApprove?: boolean;
+  parallelism?: number;
+  lockTimeout?: string;
+  json?: boolean;
+  showTokens?: boolean;
+}
+
+/** Adds the options `apply` and `destroy` share. */
+export function withApplyOptions(cmd: Command): Command {
+  return withSafety(withConfig(cmd))
+    .option("--auto-approve", "apply without asking for confirmation (for CI)")
+    .option("--parallelism <n>", "API calls in flight at once (default 4)", parseCount)
+    .option(
+      "--lock-timeout <duration>",
+      "how long to wait for the state lock, e.g. 30s (default 0s: fail at once)",
+    )
+    .option(
+      "--json",
+      "print the plan and the outcome of every change as one JSON object (needs --auto-approve)",
+    );
+}
+
+/** Registers `tgw apply`. */
+export const registerApply: RegisterCommand = (program) => {
+  withApplyOptions(
+    program
+      .command("apply")
+      .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
+      .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
+  )
+    .option(
+      "--show-tokens",
+      "with --json, include the tokens of API keys created (they are always written to their token files)",
+    )
+    .action(async (planfile: string | undefined, opts: ApplyFlags) => {
+      await runApply(opts, { destroy: false, ...(planfile ? { planfile } : {}) });
+    });
+};
+
+/** The interruption of a run before anything was applied (exit code 130). */
+export class InterruptedError extends TgwError {
+  constructor() {
+    super("interrupted", "interrupted before anything was applied", { exitCode: ExitCode.interrupted });
+  }
+}
+
+/**
+ * Asks `question` on the terminal; true only for the answer `yes`.
+ * @throws NotConfirmedError when stdin is not a terminal.
+ */
+export async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) {
+    throw new NotConfirmedError(
+      "stdin is not a terminal, so apply cannot ask for confirmation: run with --auto-approve",
+    );
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(
+      `${color.bold(question)}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `,
+    );
+    return answer.trim() === "yes";
+  } finally {
+    rl.close();
+  }
+}
+
+/** Runs apply (or destroy): plan, confirm, apply, report. Sets the exit code through exceptions. */
+export async function runApply(
+  opts: ApplyFlags,
+  how: { destroy: boolean; planfile?: string },
+): Promise<void> {
+  const saved = how.planfile ? await readPlanFile(how.planfile) : undefined;
+  if (opts.json && !opts.autoApprove && !saved)
+    throw new UsageError("--json needs --auto-approve (or a saved plan)");
+  if (opts.showTokens && !opts.json) throw new UsageError("--show-tokens only applies with --json");
+  const lockTimeoutMs = parseDuration(opts.lockTimeout ?? "0s", "--lock-timeout");
+  const destroy = saved ? saved.check.destroy : how.destroy;
+  if (saved && saved.check.destroy !== how.destroy) {
+    throw new UsageError(
+      `${how.planfile} is ${saved.check.destroy ? "a destroy plan" : "not a destroy plan"}: apply it with tgw apply`,
+    );
+  }
+  const ws = await openWorkspace({
+    file: opts.file ?? saved?.config ?? [],
+    ...(opts.state !== undefined
+      ? { state: opts.state }
+      : saved?.state !== undefined
+        ? { state: saved.state }
+        : {}),
+  });
+  const out = opts.json ? process.stderr : process.stdout;
+  const c = opts.json ? colorErr : color;
+  const target = await openTarget({ configDir: ws.configDir });
+
+  const controller = new AbortController();
+  let started = false;
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    process.stderr.write(
+      colorErr.yellow(
+        started
+          ? "\nInterrupted: letting the calls in flight finish; nothing new starts. Ctrl-C again to exit at once.\n"
+          : "\nInterrupted.\n",
+      ),
+    );
+    controller.abort(new InterruptedError());
+  };
+  process.on("SIGINT", onSigint);
+
+  let planned: Plan | undefined;
+  const onEvent = (e: EngineEvent) => {
+    if (e.type === "planned") {
+      planned = e.plan;
+      if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
+    } else if (e.type === "step_started") started = true;
+    const line = progressLine(e, c);
+    if (line) out.write(`${line}\n`);
+  };
+  const approve =
+    saved || opts.autoApprove
+      ? undefined
+      : async () => {
+          out.write("\n");
+          return confirm(
+            destroy
+              ? `Do you really want to destroy every object of stack "${ws.desired.stack}"? This cannot be undone.`
+              : "Do you want to perform these actions?",
+          );
+        };
+
+  let result: ReconcileResult | undefined;
+  try {
+    result = await reconcile({
+      desired: ws.desired,
+      api: target.api,
+      store: ws.store,
+      signal: controller.signal,
+      onEvent,
+      options: {
+        mode: "apply",
+        destroy,
+        ...(saved ? saved.safety : safetyOptions(opts)),
+        ...(destroy ? { allowEmpty: true } : {}),
+        ...(opts.parallelism !== undefined ? { parallelism: Math.max(1, opts.parallelism) } : {}),
+        lockTimeoutMs,
+        lockHolder: holder(destroy ? "destroy" : "apply"),
+        lockScope: "run",
+        ...(approve ? { approve } : {}),
+        ...(saved ? { saved: saved.check } : {}),
+      },
+    });
+  } catch (err) {
+    if (opts.json) {
+      const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
+      process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
+    } else if (err instanceof ApplyFailedError) out.write("\n");
+    throw err;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await target.close();
+  }
+
+  if (opts.json) {
+    const tokens = opts.showTokens ? result.result?.tokens : undefined;
+    process.stdout.write(
+      `${JSON.stringify(jsonResult(result.plan, result.result?.outcomes ?? [], tokens), null, 2)}\n`,
+    );
+    return;
+  }
+  if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
+  else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
+}
+
+function jsonResult(
+  plan: Plan | undefined,
+  outcomes: ChangeOutcome[],
+  tokens?: { address: string; id: string; file: string; token: string }[],
+  error?: unknown,
+) {
+  return {
+    ...(plan ? { plan: planToJson(plan) } : {}),
+    outcomes: outcomes.map((o) => ({
+      address: o.change.address,
+      action: o.change.action,
+      status: o.status,
+      ...(o.id ? { id: o.id } : {}),
+      ...(o.error ? { error: o.error.message } : {}),
+    })),
+    ...(tokens ? { tokens } : {}),
+    ...(error
+      ? {
+          error: {
+            code: error instanceof TgwError ? error.code : "internal",
+            message: (error as Error).message,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * `tgw endpoints`: the active endpoints (SPEC.md > Endpoint) as a table (id, type, proto, public URL,
+ * hostport), or `--json` (the API's endpoint objects). Reads no configuration; `-f` only locates the
+ * embedded reference server's data when TGW_API_URL is unset.
+ */
+import type { Command } from "commander";
+import { listEndpoints } from "../../engine/index.js";
+import { configDirOf } from "../../state/index.js";
+import { color } from "../output.js";
+import { openTarget } from "../target.js";
+import type { RegisterCommand } from "./index.js";
+
+/** Renders rows as a table with a bold header, columns padded to their widest cell. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return `${[color.bold(line(header)), ...rows.map(line)].join("\n")}\n`;
+}
+
+/** Registers `tgw endpoints`. */
+export const registerEndpoints: RegisterCommand = (program) => {
+  program
+    .command("endpoints")
+    .description("list the active endpoints (id, type, proto, public URL, hostport)")
+    .option(
+      "-f, --file <path>",
+      "configuration file or directory (only locates the embedded server's data under .tgw/)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--json", "print the endpoints as a JSON array")
+    .action(async (opts: { file?: string[]; json?: boolean }, _cmd: Command) => {
+      const target = await openTarget({ configDir: configDirOf(opts.file?.[0]) });
+      try {
+        const endpoints = await listEndpoints(target.api);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(endpoints, null, 2)}\n`);
+          return;
+        }
+        if (endpoints.length === 0) {
+          process.stdout.write("No active endpoints.\n");
+          return;
+        }
+        process.stdout.write(
+          table(
+            ["ID", "TYPE", "PROTO", "PUBLIC URL", "HOSTPORT"],
+            endpoints.map((e) => [e.id, e.type, e.proto, e.public_url, e.hostport]),
+          ),
+        );
+      } finally {
+        await target.close();
+      }
+    });
+};

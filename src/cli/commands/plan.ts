@@ -1,0 +1,201 @@
+/**
+ * `tgw plan [-f FILE|DIR]...`: refresh live state and show the changes that would make it equal the
+ * configuration, without changing anything (docs/plan.md).
+ *
+ * - Human output in the style of `terraform plan`; `--json` prints the JSON plan (stable format).
+ * - `--out FILE` saves the plan for `tgw apply FILE` (no secret is written to it).
+ * - `--detailed-exitcode`: 0 no changes, 2 changes, 1 error.
+ * - The safety checks run here too (`--max-deletes`, `--force`, `--allow-empty`, prevent_destroy), so
+ *   CI learns of an unsafe plan before apply; the plan is still printed, then the error.
+ *
+ * Also exports what `apply` and `destroy` share with it: the common options and saved plan files.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import type { Command } from "commander";
+import {
+  hasChanges,
+  type Plan,
+  planDigest,
+  reconcile,
+  type SafetyOptions,
+  type SavedPlanCheck,
+} from "../../engine/index.js";
+import { ExitCode, UsageError } from "../../errors.js";
+import { color } from "../output.js";
+import { renderPlan } from "../render/human.js";
+import { type JsonPlan, planToJson } from "../render/json.js";
+import { holder, openTarget, openWorkspace } from "../target.js";
+import type { RegisterCommand } from "./index.js";
+
+/** Options every engine command takes. */
+export interface CommonOptions {
+  file?: string[];
+  state?: string;
+}
+
+/** Safety options as commander parses them. */
+export interface SafetyFlags {
+  maxDeletes?: number;
+  force?: boolean;
+  allowEmpty?: boolean;
+}
+
+/** Adds `-f` and `--state`. */
+export function withConfig(cmd: Command): Command {
+  return cmd
+    .option(
+      "-f, --file <path>",
+      "configuration file, or directory of *.yaml / *.yml files (repeatable; default: the current directory)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option(
+      "--state <path>",
+      "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
+    );
+}
+
+/** Adds `--max-deletes`, `--force`, `--allow-empty`. */
+export function withSafety(cmd: Command): Command {
+  return cmd
+    .option("--max-deletes <n>", "refuse a plan that deletes (or replaces) more than N objects", parseCount)
+    .option("--force", "allow more deletions than --max-deletes")
+    .option("--allow-empty", "allow an empty configuration to delete everything the stack owns");
+}
+
+/** Parses a non-negative whole number option. */
+export function parseCount(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) {
+    throw new UsageError(`expected a whole number, got "${text}"`);
+  }
+  return n;
+}
+
+/** The safety options of the engine from the flags. */
+export function safetyOptions(flags: SafetyFlags): SafetyOptions {
+  return {
+    ...(flags.maxDeletes === undefined ? {} : { maxDeletes: flags.maxDeletes }),
+    ...(flags.force ? { force: true } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+  };
+}
+
+/** A plan saved by `tgw plan --out FILE` (docs/plan.md > Saved plans). Holds no secret. */
+export interface PlanFile {
+  tgw_plan: 1;
+  created_at: string;
+  /** Absolute `-f` paths the plan was made from (`tgw apply FILE` reloads them). */
+  config: string[];
+  /** The `--state` given to plan, if any. */
+  state?: string;
+  /** Safety flags given to plan; apply checks the plan again with them. */
+  safety: SafetyOptions;
+  /** What the plan was made against (engine `SavedPlanCheck`). */
+  check: SavedPlanCheck;
+  plan: JsonPlan;
+}
+
+/** Writes a saved plan (mode 0600). */
+export async function writePlanFile(
+  path: string,
+  plan: Plan,
+  info: Pick<PlanFile, "config" | "state" | "safety">,
+): Promise<void> {
+  const file: PlanFile = {
+    tgw_plan: 1,
+    created_at: new Date().toISOString(),
+    config: info.config,
+    ...(info.state === undefined ? {} : { state: info.state }),
+    safety: info.safety,
+    check: { basis: plan.basis, digest: planDigest(plan), destroy: plan.destroy },
+    plan: planToJson(plan),
+  };
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Reads a saved plan.
+ * @throws UsageError when the file cannot be read or is not a tgw plan.
+ */
+export async function readPlanFile(path: string): Promise<PlanFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read the plan file ${path}: ${(err as Error).message}`);
+  }
+  let value: PlanFile;
+  try {
+    value = JSON.parse(text) as PlanFile;
+  } catch {
+    throw new UsageError(`${path} is not a plan file made by tgw plan --out (not JSON)`);
+  }
+  if (value?.tgw_plan !== 1 || !value.check?.basis || !Array.isArray(value.config)) {
+    throw new UsageError(`${path} is not a plan file made by tgw plan --out`);
+  }
+  return value;
+}
+
+interface PlanOptions extends CommonOptions, SafetyFlags {
+  json?: boolean;
+  out?: string;
+  detailedExitcode?: boolean;
+}
+
+/** Registers `tgw plan`. */
+export const registerPlan: RegisterCommand = (program) => {
+  withSafety(
+    withConfig(
+      program
+        .command("plan")
+        .description("show the changes that would make live state equal the configuration (changes nothing)"),
+    ),
+  )
+    .option("--json", "print the plan as JSON (format in docs/plan.md)")
+    .option("--out <file>", "save the plan to FILE, to apply exactly it with tgw apply FILE")
+    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
+    .action(async (opts: PlanOptions) => {
+      process.exitCode = await runPlan(opts);
+    });
+};
+
+async function runPlan(opts: PlanOptions): Promise<number> {
+  const ws = await openWorkspace(opts);
+  const target = await openTarget({ configDir: ws.configDir });
+  let planned: Plan | undefined;
+  const print = (plan: Plan) => {
+    process.stdout.write(
+      opts.json ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlan(plan, color),
+    );
+  };
+  try {
+    const safety = safetyOptions(opts);
+    const { plan } = await reconcile({
+      desired: ws.desired,
+      api: target.api,
+      store: ws.store,
+      options: { mode: "plan", ...safety, lockHolder: holder("plan") },
+      onEvent: (e) => {
+        if (e.type === "planned") planned = e.plan;
+      },
+    });
+    print(plan);
+    if (opts.out) {
+      await writePlanFile(opts.out, plan, {
+        config: ws.paths,
+        ...(opts.state === undefined ? {} : { state: opts.state }),
+        safety,
+      });
+      if (!opts.json)
+        process.stdout.write(
+          color.dim(`Saved the plan to ${opts.out}; apply it with: tgw apply ${opts.out}\n`),
+        );
+    }
+    return opts.detailedExitcode && hasChanges(plan) ? ExitCode.changes : ExitCode.ok;
+  } catch (err) {
+    if (planned) print(planned);
+    throw err;
+  } finally {
+    await target.close();
+  }
+}

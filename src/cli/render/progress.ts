@@ -1,0 +1,67 @@
+/**
+ * Apply progress for people: one line when a call starts and one when it ends, e.g.
+ *
+ * ```
+ * api_keys.ci: creating...
+ * api_keys.ci: created ak_123 (0.2s)
+ * ssh_host_certificates.h: deleting shcrt_1 (replace)...
+ * ```
+ *
+ * and a closing summary. Lines name addresses, ids and paths only: never a field value.
+ */
+import { isAbsolute, relative } from "node:path";
+import type { Colors } from "picocolors/types.js";
+import type { ApplyResult } from "../../engine/apply.js";
+import { describeError } from "../../engine/errors.js";
+import type { EngineEvent, StepOp } from "../../engine/events.js";
+
+const ING: Record<StepOp, string> = {
+  create: "creating",
+  update: "updating",
+  put: "setting",
+  delete: "deleting",
+};
+const ED: Record<StepOp, string> = { create: "created", update: "updated", put: "set", delete: "deleted" };
+
+/** A path relative to the working directory when inside it. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** The line for one engine event, or undefined for events that print nothing. */
+export function progressLine(event: EngineEvent, c: Colors): string | undefined {
+  switch (event.type) {
+    case "step_started": {
+      const note = event.action === "replace" ? " (replace)" : "";
+      return `${event.address}: ${ING[event.op]}${note}...`;
+    }
+    case "step_done": {
+      const id = event.id && !event.id.startsWith("/") ? ` ${event.id}` : "";
+      return `${event.address}: ${c.green(ED[event.op])}${id} ${c.dim(`(${seconds(event.durationMs)})`)}`;
+    }
+    case "step_failed":
+      return `${event.address}: ${c.red(`${event.op} failed`)} ${c.dim(`(${seconds(event.durationMs)})`)}: ${describeError(event.error)}`;
+    case "create_recovered":
+      return `${event.address}: the API's answer to the create was lost; found the object ${event.id} by its ownership marker`;
+    case "token_written":
+      return `${event.address}: token written to ${shownPath(event.path)} (mode 0600)`;
+    default:
+      return undefined;
+  }
+}
+
+/** `Apply complete: 1 created, 0 updated, 0 replaced, 1 deleted.` */
+export function applySummary(result: ApplyResult): string {
+  const n = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const o of result.outcomes) {
+    const a = o.change.action;
+    if (a === "put") n[o.change.before ? "update" : "create"]++;
+    else if (a !== "no-op") n[a]++;
+  }
+  return `Apply complete: ${n.create} created, ${n.update} updated, ${n.replace} replaced, ${n.delete} deleted.`;
+}
