@@ -57,13 +57,14 @@ export function res(
 export function desired(
   resources: DesiredResource[],
   ownership: "marker" | "state-only" = "marker",
+  configDir = "/tmp/tgw-test",
 ): DesiredState {
   return {
     stack: STACK,
     ownership,
     resources: [...resources].sort((a, b) => (a.address < b.address ? -1 : 1)),
     files: ["tgw.yaml"],
-    configDir: "/tmp/tgw-test",
+    configDir,
   };
 }
 
