@@ -126,7 +126,8 @@ export class FileStateStore implements StateStore {
 
   /**
    * Takes the exclusive lock of this state (see `StateStore.lock`). `holder` names the command
-   * (`tgw apply`); the pid, host name and time are added to what waiters see.
+   * (`tgw apply`); the pid, host name and time are added to what waiters see. Not re-entrant: a store
+   * that holds the lock and asks for it again waits like anyone else.
    * @throws LockTimeoutError naming the holder: `state .tgw/state.json is locked by tgw apply (pid 1234 on
    * host-a, since 10:02:11); waited 30s`.
    */
