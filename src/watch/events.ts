@@ -13,6 +13,8 @@ export type ChangeAction = "create" | "update" | "replace" | "put" | "delete";
 export interface ChangeSummary {
   address: string;
   action: ChangeAction;
+  /** Live had changed behind tgw's back (the configuration had not): the change corrects drift. */
+  drift?: boolean;
 }
 
 /** Whether a reconcile applies its plan or only reports it. */
@@ -93,7 +95,9 @@ export type WatchEvent =
     }
   | { type: "retry_scheduled"; inMs: number; failures: number; trigger: Trigger }
   | { type: "change_applied"; run: number; change: ChangeSummary; durationMs?: number }
-  | { type: "watch_error"; message: string }
+  | { type: "waiting_for_lock"; run: number; location: string }
+  /** Something worth knowing that did not stop the loop (file watcher trouble, a stale lock taken over). */
+  | { type: "warning"; message: string }
   | { type: "stopping"; signal: string }
   | { type: "stopped" };
 

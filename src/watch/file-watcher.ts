@@ -3,7 +3,7 @@
  *
  * What is watched:
  * - the paths given with `-f`: a file itself; a directory for configuration files added, changed or
- *   removed in it (`isConfigFile`, default `.yaml`, `.yml`, `.json`);
+ *   removed directly in it (`isConfigFile`, default `*.yaml` and `*.yml` as the config layer reads them);
  * - every file the last successful load read (`setFiles`: the configuration files and those pulled in
  *   by `${file:...}`, wherever they are), re-computed after each load, so a `${file:...}` added by an
  *   edit is watched from then on and one no longer used stops triggering runs.
@@ -13,7 +13,7 @@
  * Debounce: changes are collected until `debounceMs` pass without a new one (an editor's save or a
  * `git pull` is one run), but never held longer than `maxWaitMs` (a file rewritten non-stop still runs).
  */
-import { dirname, relative, resolve, sep } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 
 /** Settings and callbacks of a `FileWatcher`. */
@@ -24,7 +24,7 @@ export interface FileWatcherOptions {
   debounceMs?: number;
   /** Longest a change may be held by the debounce, in ms (default: 10 × debounceMs, at least 5 s). */
   maxWaitMs?: number;
-  /** Is a path inside a watched directory a configuration file? Default: `.yaml`, `.yml`, `.json`. */
+  /** Is a path inside a watched directory a configuration file? Default: `*.yaml`, `*.yml`, not dotfiles. */
   isConfigFile?: (path: string) => boolean;
   /** Poll file stats instead of OS events (network file systems, some container mounts). */
   poll?: boolean;
@@ -34,9 +34,9 @@ export interface FileWatcherOptions {
   onError?(error: Error): void;
 }
 
-/** The default `isConfigFile`: YAML or JSON by extension. */
-export function isYamlOrJson(path: string): boolean {
-  return /\.(ya?ml|json)$/i.test(path);
+/** The default `isConfigFile`: what the config layer reads in a directory (src/config/files.ts). */
+export function isYamlFile(path: string): boolean {
+  return /^[^.].*\.ya?ml$/.test(basename(path));
 }
 
 /** A debounced watcher of the configuration. `close()` it when done. */
@@ -61,7 +61,7 @@ export class FileWatcher {
     this.#roots = new Set(opts.roots.map((p) => resolve(p)));
     this.#debounceMs = opts.debounceMs ?? 500;
     this.#maxWaitMs = opts.maxWaitMs ?? Math.max(5_000, 10 * this.#debounceMs);
-    this.#isConfigFile = opts.isConfigFile ?? isYamlOrJson;
+    this.#isConfigFile = opts.isConfigFile ?? isYamlFile;
     this.#watcher = watch([...this.#roots], {
       ignoreInitial: true,
       // Only the directories' own entries: files elsewhere arrive through setFiles.

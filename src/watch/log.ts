@@ -91,7 +91,7 @@ function levelOf(event: WatchEvent): Level {
       return "error";
     case "retry_scheduled":
     case "reconcile_interrupted":
-    case "watch_error":
+    case "warning":
       return "warn";
     default:
       return "info";
@@ -153,9 +153,11 @@ function describe(
         event.applied.length === 0
           ? ""
           : ` (applied before the failure: ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")})`;
+      // Multi-line messages (an apply that failed on several changes) keep their lines, indented.
+      const [first, ...rest] = event.message.split("\n");
       return {
-        text: `${run(event.run, event.trigger)}: failed after ${formatDuration(event.durationMs)}: [${event.code}] ${event.message}${done}`,
-        detail: [],
+        text: `${run(event.run, event.trigger)}: failed after ${formatDuration(event.durationMs)}: [${event.code}] ${first}${done}`,
+        detail: rest.map((line) => line.trimStart()),
       };
     }
     case "reconcile_interrupted": {
@@ -173,8 +175,10 @@ function describe(
         text: `retrying in ${formatDuration(event.inMs)} (${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row)`,
         detail: [],
       };
-    case "watch_error":
-      return { text: `file watcher: ${event.message}`, detail: [] };
+    case "warning":
+      return { text: event.message, detail: [] };
+    case "waiting_for_lock":
+      return { text: `reconcile #${event.run}: waiting for the state lock of ${event.location}`, detail: [] };
     case "stopping":
       return { text: `stopping (${event.signal}): letting the calls in flight finish`, detail: [] };
     case "stopped":
@@ -206,9 +210,10 @@ function fieldsOf(event: WatchEvent, show: (file: string) => string): Record<str
 
 function changeText(ch: ChangeSummary, c: Colors | undefined): string {
   const symbol = SYMBOL[ch.action];
-  if (!c) return `${symbol} ${ch.address}`;
+  const drift = ch.drift ? " (drift)" : "";
+  if (!c) return `${symbol} ${ch.address}${drift}`;
   const paint = ch.action === "create" ? c.green : ch.action === "delete" ? c.red : c.yellow;
-  return `${paint(symbol)} ${ch.address}`;
+  return `${paint(symbol)} ${ch.address}${drift}`;
 }
 
 /** `1 create, 2 update` in the fixed action order. */

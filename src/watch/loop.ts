@@ -45,8 +45,6 @@ export interface WatchLoopOptions {
   backoff?: BackoffOptions;
   /** Poll file stats instead of OS file events. */
   poll?: boolean;
-  /** URL of the health endpoint, for the start line. */
-  healthUrl?: string;
 }
 
 /** A running `tgw watch`. */
@@ -86,14 +84,18 @@ export class WatchLoop {
       debounceMs: opts.debounceMs ?? WATCH_DEFAULTS.debounceMs,
       poll: opts.poll ?? false,
       onChange: (files) => this.#scheduler.trigger(fileTrigger(files)),
-      onError: (error) => this.#emit({ type: "watch_error", message: error.message }),
+      onError: (error) => this.#emit({ type: "warning", message: `file watcher: ${error.message}` }),
     });
   }
 
-  /** Starts watching the files, then runs the startup reconcile (resolves once it has begun). */
-  async start(): Promise<void> {
+  /**
+   * Starts watching the files, then runs the startup reconcile (resolves once it has begun).
+   * @param info.healthUrl the health endpoint's URL, for the start line.
+   */
+  async start(info: { healthUrl?: string } = {}): Promise<void> {
     await this.#watcher.ready();
-    const { roots, healthUrl } = this.#opts;
+    const { roots } = this.#opts;
+    const { healthUrl } = info;
     this.#emit({
       type: "started",
       roots,

@@ -8,6 +8,7 @@ import { registerPlan } from "./plan.js";
 import { registerServe } from "./serve.js";
 import { registerState } from "./state.js";
 import { registerValidate } from "./validate.js";
+import { registerWatch } from "./watch.js";
 
 /** Registers one command (and its subcommands) on the program. */
 export type RegisterCommand = (program: Command) => void;
@@ -16,6 +17,7 @@ export const commands: RegisterCommand[] = [
   registerValidate,
   registerPlan,
   registerApply,
+  registerWatch,
   registerDestroy,
   registerImport,
   registerEndpoints,

@@ -1,0 +1,105 @@
+/**
+ * The real dependencies of the watch loop: the config layer loads (`loadDesiredState`), the engine
+ * reconciles (`reconcile` with `lockScope: "apply"`: the state lock is taken only when there is
+ * something to apply), and the engine's progress events become watch events.
+ *
+ * The state store is opened per stack: the stack is known only once a load succeeds, and an edit may
+ * rename it (the store then refuses a state file of another stack, which is reported as a failure).
+ */
+import type { Api } from "../client/index.js";
+import { ConfigError, loadDesiredState } from "../config/index.js";
+import { type Change, type EngineEvent, isChange, reconcile, type SafetyOptions } from "../engine/index.js";
+import { FileStateStore } from "../state/index.js";
+import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
+import type { WatchDeps } from "./run.js";
+
+/** Settings of the engine-backed dependencies. */
+export interface EngineDepsOptions {
+  /** The `-f` paths (none: the working directory). */
+  paths: string[];
+  /** Absolute path of the state file. */
+  statePath: string;
+  api: Api;
+  safety: SafetyOptions;
+  /** How long an apply waits for the state lock, in ms. */
+  lockTimeoutMs: number;
+  /** API calls in flight at once during apply (default 4). */
+  parallelism?: number;
+  /** Environment for `${env:NAME}` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Where warnings and lock waits go (the watch log). */
+  emit: EventSink;
+}
+
+/** Builds the `WatchDeps` that load with the config layer and reconcile with the engine. */
+export function engineDeps(opts: EngineDepsOptions): WatchDeps {
+  const stores = new Map<string, FileStateStore>();
+  const storeFor = (stack: string) => {
+    let store = stores.get(stack);
+    if (!store) {
+      store = new FileStateStore(opts.statePath, {
+        stack,
+        warn: (message) => opts.emit({ type: "warning", message: `state: ${message}` }),
+      });
+      stores.set(stack, store);
+    }
+    return store;
+  };
+  let runs = 0;
+
+  return {
+    load: () => loadDesiredState(opts.paths, opts.env ? { env: opts.env } : {}),
+
+    configProblems: (err) => (err instanceof ConfigError ? err.problems : undefined),
+
+    async reconcile(desired, request) {
+      const run = ++runs;
+      // A replace is two calls: its change is applied when both are done.
+      const callsLeft = new Map<string, number>();
+      const drift = new Set<string>();
+      const onEvent = (e: EngineEvent) => {
+        if (e.type === "planned") {
+          for (const c of e.plan.changes) {
+            if (!isChange(c.action)) continue;
+            callsLeft.set(c.address, c.action === "replace" ? 2 : 1);
+            if (c.drift) drift.add(c.address);
+          }
+        } else if (e.type === "lock_waiting") {
+          opts.emit({ type: "waiting_for_lock", run, location: e.location });
+        } else if (e.type === "step_done" && e.action !== "no-op") {
+          const left = (callsLeft.get(e.address) ?? 1) - 1;
+          callsLeft.set(e.address, left);
+          if (left === 0) request.onApplied(summary(e.address, e.action, drift), e.durationMs);
+        }
+      };
+      const result = await reconcile({
+        desired,
+        api: opts.api,
+        store: storeFor(desired.stack),
+        signal: request.signal,
+        onEvent,
+        options: {
+          mode: request.mode,
+          lockScope: "apply",
+          lockTimeoutMs: opts.lockTimeoutMs,
+          lockHolder: "tgw watch",
+          ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
+          ...opts.safety,
+        },
+      });
+      if (request.mode === "plan")
+        return result.plan.changes.filter((c) => isChange(c.action)).map(toSummary);
+      return (result.result?.outcomes ?? [])
+        .filter((o) => o.status === "done")
+        .map((o) => toSummary(o.change));
+    },
+  };
+}
+
+function toSummary(c: Change): ChangeSummary {
+  return { address: c.address, action: c.action as ChangeAction, ...(c.drift ? { drift: true } : {}) };
+}
+
+function summary(address: string, action: string, drift: Set<string>): ChangeSummary {
+  return { address, action: action as ChangeAction, ...(drift.has(address) ? { drift: true } : {}) };
+}
