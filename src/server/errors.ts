@@ -47,9 +47,10 @@ function define<A extends unknown[]>(
 export const problems = {
   // 400: the request cannot be understood or breaks a rule of a field.
   invalidJson: define("TGW_1000", 400, (detail: string) => `the request body is not valid JSON: ${detail}`),
+  badRequest: define("TGW_1001", 400, (message: string) => message),
+  invalidQuery: define("TGW_1002", 400, (message: string) => message),
   /** Schema validation: one message per failed rule, joined by "; ". */
-  invalidFields: define("TGW_1002", 400, (messages: string[]) => messages.join("; ")),
-  invalidQuery: define("TGW_1003", 400, (message: string) => message),
+  invalidFields: define("TGW_1003", 400, (messages: string[]) => messages.join("; ")),
   /** A value that passes the schema but is refused on inspection (a key that does not match...). */
   invalidValue: define("TGW_1004", 400, (message: string) => message),
   missingServiceVersion: define(
@@ -62,7 +63,6 @@ export const problems = {
     400,
     (got: string) => `Service-Version ${JSON.stringify(got)} is not supported: send Service-Version: 2`,
   ),
-  badRequest: define("TGW_1099", 400, (message: string) => message),
 
   // 401: no usable credential.
   missingCredential: define(
