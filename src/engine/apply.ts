@@ -19,7 +19,7 @@ import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { decodeMetadata, getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
 import { type Change, isChange, type Plan } from "./action.js";
-import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
+import { ApplyFailedError, type ChangeOutcome, CreateFailedError } from "./errors.js";
 import { type EventHandler, emitter, type StepOp } from "./events.js";
 import type { StateJournal } from "./journal.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
@@ -115,9 +115,10 @@ export async function applyPlan(
         createBody(kind, c.address, fields, marker),
       );
     } catch (err) {
-      const found =
-        marker && mayHaveBeenCreated(err) ? await findByMarker(api, kind, marker, oldId) : undefined;
-      if (!found) throw err;
+      if (!marker || !mayHaveBeenCreated(err)) throw err;
+      const found = await findByMarker(api, kind, marker, oldId);
+      if (found === false) throw err;
+      if (found === undefined) throw new CreateFailedError(err);
       emit({ type: "create_recovered", address: c.address, id: found });
       await journal.set(buildRecord(kind, resource, found, fields, now()));
       ids.set(c.address, found);
@@ -279,13 +280,16 @@ function mayHaveBeenCreated(err: unknown): boolean {
   return (err instanceof ApiError || err instanceof NetworkError) && err.mayHaveBeenCreated;
 }
 
-/** Lists `kind` for an object carrying `marker` (other than `exclude`); its id, or undefined. */
+/**
+ * Lists `kind` for an object carrying `marker` (other than `exclude`): its id, undefined when there is
+ * none, false when the list itself failed (the outcome stays unknown).
+ */
 async function findByMarker(
   api: Api,
   kind: KindDescriptor,
   marker: OwnershipMarker,
   exclude: string | undefined,
-): Promise<string | undefined> {
+): Promise<string | undefined | false> {
   try {
     for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey as string, {
       limit: 100,
@@ -296,6 +300,7 @@ async function findByMarker(
     }
   } catch {
     // The API is still failing: the next plan finds the object through its marker.
+    return false;
   }
   return undefined;
 }

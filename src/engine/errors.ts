@@ -68,6 +68,22 @@ export class NotConfirmedError extends TgwError {
   }
 }
 
+/**
+ * A create whose outcome the API left unknown (5xx, connection lost) that tgw then looked for by its
+ * ownership marker and did not find: it was not created, and the next apply creates it.
+ */
+export class CreateFailedError extends TgwError {
+  constructor(cause: unknown) {
+    const text = describeError(cause);
+    const cut = text.indexOf("; the resource may or may not have been created");
+    super(
+      "api",
+      `${cut >= 0 ? text.slice(0, cut) : text}; not created (no object with its ownership marker exists)`,
+      { cause },
+    );
+  }
+}
+
 /** What happened to one change during apply. */
 export interface ChangeOutcome {
   change: Change;
