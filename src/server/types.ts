@@ -6,7 +6,7 @@ import type { Principal } from "./resources/context.js";
 import type { ResourceStore } from "./store/resource-store.js";
 import type { Validators } from "./validation.js";
 
-/** One request as the server saw it (DECISIONS.md-free test aid: `GET /debug/requests`). */
+/** One API request as the server saw it: what tests assert on (`startTestServer().requests`, `GET /debug/requests`). */
 export interface RecordedRequest {
   method: string;
   /** URL path without the query string. */

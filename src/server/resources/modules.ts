@@ -7,7 +7,7 @@
 import { getKind, type KindDescriptor } from "../../model/index.js";
 import { problems } from "../errors.js";
 import type { StoredObject } from "../store/resource-store.js";
-import type { RequestContext } from "./context.js";
+import { type RequestContext, titleInSentence } from "./context.js";
 import { emitEvent } from "./events.js";
 import type { Body } from "./hooks.js";
 import { hooksFor } from "./kinds/index.js";
@@ -51,12 +51,17 @@ export async function putModule(
   const id = moduleId(kind, parent);
   const current = ctx.store.get(id);
   const result = hooks.create ? await hooks.create(input, ctx, parent.id, current) : { body: input };
+  // Read again after the await: a concurrent PUT may have set the module (or a DELETE removed it, or
+  // the parent) meanwhile. The write itself is synchronous, so the last PUT wins whole.
+  if (ctx.store.get(parent.id) === undefined)
+    throw problems.notFound(titleInSentence(getKind(parent.kind)), parent.id);
+  const existing = ctx.store.get(id);
   const obj =
-    current === undefined
+    existing === undefined
       ? ctx.store.insert(kind.kind, id, parent.id, result.body)
       : ctx.store.update(id, result.body);
   const shown = render(kind, obj, ctx, hooks);
-  if (ctx.emitEvents) emitEvent(ctx, kind, current === undefined ? "created" : "updated", shown);
+  if (ctx.emitEvents) emitEvent(ctx, kind, existing === undefined ? "created" : "updated", shown);
   return shown;
 }
 

@@ -29,7 +29,12 @@ export const abuseReportHooks: KindHooks = {
   create(input, ctx) {
     const names: string[] = [];
     for (const url of (input.urls as string[]) ?? []) {
-      const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+      let host = "";
+      try {
+        host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+      } catch {
+        // The schema's `uri` format accepts a few forms URL does not parse; they name no host.
+      }
       if (host !== "" && !names.includes(host)) names.push(host);
     }
     const hostnames = names.map((hostname) => ({ hostname, status: hostnameAction(hostname, ctx) }));
