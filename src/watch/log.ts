@@ -131,14 +131,15 @@ function describe(
       const what = `${countText(event.changes)}: ${event.changes.map((ch) => changeText(ch, c)).join(", ")}`;
       return event.mode === "apply"
         ? { text: `${head}: applied ${what} (${took})`, detail: [] }
-        : { text: `${head}: drift found, not corrected (--no-self-heal): ${what} (${took})`, detail: [] };
+        : { text: `${head}: found ${what}; not applied (--no-self-heal) (${took})`, detail: [] };
     }
     case "config_invalid": {
       const n = event.problems.length;
       const head = `${run(event.run, event.trigger)}: invalid configuration, nothing applied (${n} ${n === 1 ? "problem" : "problems"}${event.repeated ? ", unchanged since last reported" : ""})`;
       return {
         text: head,
-        detail: event.problems.map((p) => formatProblem({ ...p, file: show(p.file) })),
+        // Problems already shown are not printed again (an interval run finding the same file).
+        detail: event.repeated ? [] : event.problems.map((p) => formatProblem({ ...p, file: show(p.file) })),
       };
     }
     case "config_queued": {

@@ -90,7 +90,7 @@ describe("tgw watch applies edits", () => {
     ]);
   });
 
-  it("follows a ${file:...} outside the configuration directory", async () => {
+  it("follows a file pulled in with file: outside the configuration directory", async () => {
     const from = watcher.events().length;
     server.resetRequests();
     scratch.write("notes/web.txt", "web tunnels, v2");
