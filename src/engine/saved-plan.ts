@@ -42,11 +42,13 @@ export function checkSavedPlan(saved: SavedPlanCheck, fresh: Plan): void {
       saved.destroy ? "it is a destroy plan; apply it with tgw destroy" : "it is not a destroy plan",
     );
   }
-  if (a.lineage !== b.lineage || a.serial !== b.serial) {
+  // A plan made before any state existed has no lineage: any state written since is a change.
+  if (a.lineage !== "" && b.lineage !== "" && a.lineage !== b.lineage) {
+    throw new StalePlanError("the state is not the one the plan was made against (another lineage)");
+  }
+  if (a.serial !== b.serial || a.lineage !== b.lineage) {
     throw new StalePlanError(
-      a.lineage !== b.lineage
-        ? "the state is not the one the plan was made against (another lineage)"
-        : `the state changed since the plan was made (serial ${a.serial}, now ${b.serial})`,
+      `the state changed since the plan was made (serial ${a.serial}, now ${b.serial})`,
     );
   }
   if (a.desiredFingerprint !== b.desiredFingerprint)

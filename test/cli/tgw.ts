@@ -1,0 +1,88 @@
+/**
+ * Runs the real `tgw` CLI in its own process (`node --import tsx src/cli/main.ts ...`), as a user or CI
+ * runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
+
+/** The outcome of a run. */
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Where and against what to run. */
+export interface RunOptions {
+  cwd: string;
+  /** `{url, token}` of a test server; omitted: the embedded default (no TGW_API_URL). */
+  server?: { url: string; token: string };
+  env?: Record<string, string>;
+  /** Written to stdin, then closed (default: stdin closed at once, so it is not a terminal). */
+  input?: string;
+}
+
+function environment(opts: RunOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...opts.env };
+  delete env.TGW_API_URL;
+  delete env.TGW_API_KEY;
+  if (opts.server) {
+    env.TGW_API_URL = opts.server.url;
+    env.TGW_API_KEY = opts.server.token;
+  }
+  return env;
+}
+
+/** Starts `tgw args...`; the caller reads its output and may kill it. */
+export function spawnTgw(args: string[], opts: RunOptions): ChildProcess {
+  const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+    cwd: opts.cwd,
+    env: environment(opts),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stdin?.end(opts.input ?? "");
+  return child;
+}
+
+/** Runs `tgw args...` to the end. */
+export function tgw(args: string[], opts: RunOptions): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTgw(args, opts);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A temporary directory holding a copy of `examples/` (so `.tgw/` state is written there, not in the repo). */
+export async function copyExamples(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "tgw-cli-"));
+  await cp(EXAMPLES, join(dir, "examples"), { recursive: true });
+  return dir;
+}
+
+/** A temporary directory with `tgw.yaml` holding `n` tunnel group backends (stack `many`). */
+export async function manyBackends(n: number, stack = "many"): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "tgw-many-"));
+  const lines = [`stack: ${stack}`, "tunnel_group_backends:"];
+  for (let i = 0; i < n; i++)
+    lines.push(`  b${String(i).padStart(3, "0")}:`, `    description: backend ${i}`);
+  await writeFile(join(dir, "tgw.yaml"), `${lines.join("\n")}\n`);
+  return dir;
+}
