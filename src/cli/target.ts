@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApiClient, type ResponseEvent } from "../client/index.js";
+import { ApiClient, type ResponseEvent, type RetryOptions } from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
@@ -45,6 +45,8 @@ export interface TargetOptions {
   /** Print the one line saying which API is used (default true). */
   announce?: boolean;
   onResponse?: (event: ResponseEvent) => void;
+  /** Retry settings of the client (default: the client's); `tgw watch` retries whole reconciles itself. */
+  retry?: Partial<RetryOptions>;
 }
 
 /**
@@ -64,7 +66,12 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     const key = env.TGW_API_KEY?.trim();
     if (!key)
       throw new UsageError("TGW_API_URL is set but TGW_API_KEY is not: set it to an API key of that API");
-    const api = new ApiClient({ baseUrl: url, apiKey: key, onResponse });
+    const api = new ApiClient({
+      baseUrl: url,
+      apiKey: key,
+      onResponse,
+      ...(opts.retry ? { retry: opts.retry } : {}),
+    });
     target = {
       api,
       kind: "remote",
@@ -84,7 +91,12 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       bootstrapToken: `tgw_embedded_${randomBytes(24).toString("hex")}`,
       logger: false,
     });
-    const api = new ApiClient({ baseUrl: server.url, apiKey: server.token, onResponse });
+    const api = new ApiClient({
+      baseUrl: server.url,
+      apiKey: server.token,
+      onResponse,
+      ...(opts.retry ? { retry: opts.retry } : {}),
+    });
     const shown = relative(process.cwd(), dataPath) || dataPath;
     target = {
       api,

@@ -25,6 +25,11 @@ export const WATCH_DEFAULTS = {
   /** ±10 % on each interval, so many watchers started together do not call the API in step. */
   jitter: 0.1,
   debounceMs: 500,
+  /**
+   * Retries of each API call inside a reconcile (the client's default is 4): the watch retries whole
+   * reconciles with its own backoff, so a call only rides out a blip and an outage shows up quickly.
+   */
+  clientRetries: 2,
 } as const;
 
 /** Settings of a `WatchLoop`. */

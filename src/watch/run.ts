@@ -7,7 +7,8 @@
  * - Mode: `apply`, except with self-heal off when the trigger is only the interval (drift check): then
  *   `plan`, and the drift found is reported. A run caused by a file change (or by starting up) applies.
  * - A failure of any other kind (API, network, lock, bug) is reported and returned to the scheduler,
- *   which backs off; it never escapes as an exception.
+ *   which backs off; it never escapes as an exception. Reads the failed reconcile left in flight are
+ *   aborted, so an outage costs one burst of calls per attempt, not a trail of retries.
  */
 import type { DesiredState } from "../config/desired.js";
 import { TgwError } from "../errors.js";
@@ -99,6 +100,11 @@ export function createRunner(opts: RunOptions): Runner {
       const mode: ReconcileMode = opts.selfHeal || isConfigChange(trigger) ? "apply" : "plan";
       const started = performance.now();
       const applied: ChangeSummary[] = [];
+      // The reconcile's own signal: aborted on stop, and once the reconcile has ended, so reads it
+      // left running after its first failure (other lists of the refresh) stop retrying at once.
+      const own = new AbortController();
+      const onStop = () => own.abort(signal.reason);
+      signal.addEventListener("abort", onStop, { once: true });
       try {
         const desired = await load(trigger, run, started);
         if (desired === undefined) return { kind: "invalid" };
@@ -106,7 +112,7 @@ export function createRunner(opts: RunOptions): Runner {
         emit({ type: "reconcile_started", run, trigger, mode });
         const changes = await deps.reconcile(desired, {
           mode,
-          signal,
+          signal: own.signal,
           onApplied(change, durationMs) {
             applied.push(change);
             emit({
@@ -145,6 +151,9 @@ export function createRunner(opts: RunOptions): Runner {
           applied,
         });
         return { kind: "failed", error };
+      } finally {
+        signal.removeEventListener("abort", onStop);
+        own.abort(new Error("the reconcile has ended"));
       }
     },
 

@@ -105,6 +105,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
   const target = await openTarget({
     configDir: configDirOf(paths[0]),
     announce: flags.logFormat === "human",
+    retry: { retries: WATCH_DEFAULTS.clientRetries },
   });
 
   let health: HealthServer | undefined;
