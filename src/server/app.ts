@@ -18,6 +18,7 @@ import jsonBody from "./plugins/json-body.js";
 import rateLimit from "./plugins/rate-limit.js";
 import requestLog from "./plugins/request-log.js";
 import serviceVersion from "./plugins/service-version.js";
+import shutdown from "./plugins/shutdown.js";
 import store from "./plugins/store.js";
 import validation from "./plugins/validation.js";
 import routes from "./routes/index.js";
@@ -57,7 +58,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "operation_id" }),
     genReqId: () => newOperationId(),
     bodyLimit: BODY_LIMIT,
-    forceCloseConnections: true,
+    // On close: idle keep-alive connections are closed, requests in flight finish (graceful).
+    forceCloseConnections: "idle",
   });
   try {
     await app.register(store, { dataPath: options.dataPath });
@@ -65,6 +67,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     await app.register(jsonBody);
     await app.register(errorHandler);
     await app.register(requestLog);
+    await app.register(shutdown);
     await app.register(faults, { faults: faultConfig });
     await app.register(fixtures, { fixtures: options.fixtures });
     await app.register(auth, { bootstrapToken: options.bootstrapToken });

@@ -169,6 +169,23 @@ describe("restart with --data", () => {
     }
   });
 
+  test("close is graceful: a request in flight still gets its answer and is stored", async () => {
+    const dataPath = join(dir, "graceful.db");
+    const server = await startServer({ dataPath, fixtures: EXAMPLE_FIXTURES, bootstrapToken: "t" });
+    const path = "/edges/https/edghts_example01/routes/edghtsrt_example01/saml";
+    // The first PUT of a SAML module makes an RSA key pair: slow enough to be in flight at close.
+    const inFlight = caller(server.url, "t")("PUT", path, { idp_metadata: "<EntityDescriptor/>" });
+    await new Promise((r) => setTimeout(r, 20));
+    await server.close();
+    expect((await inFlight).status).toBe(200);
+    const again = await startServer({ dataPath, bootstrapToken: "t" });
+    try {
+      expect((await caller(again.url, "t")("GET", path)).status).toBe(200);
+    } finally {
+      await again.close();
+    }
+  });
+
   test("a given bootstrap token is valid for its run only", async () => {
     const dataPath = join(dir, "bootstrap.db");
     const a = await startServer({ dataPath, bootstrapToken: "run-one" });

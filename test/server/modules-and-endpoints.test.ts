@@ -64,7 +64,9 @@ describe("SAML", () => {
 test("concurrent first PUTs of a module all succeed, and one of them wins whole", async () => {
   const path = "/edges/https/edghts_example01/routes/edghtsrt_example02/saml";
   const answers = await Promise.all(
-    [1, 2, 3, 4, 5].map((n) => call("PUT", path, { idp_metadata: "<EntityDescriptor/>", maximum_duration: n })),
+    [1, 2, 3, 4, 5].map((n) =>
+      call("PUT", path, { idp_metadata: "<EntityDescriptor/>", maximum_duration: n }),
+    ),
   );
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
   const final = await call("GET", path);
