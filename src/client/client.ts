@@ -295,6 +295,7 @@ export class ApiClient implements Api {
           status,
           contentType: Array.isArray(contentType) ? contentType[0] : contentType,
           body: text,
+          retryAfterMs: parseRetryAfter(headers["retry-after"]),
         });
       }
       await sleep(retryInMs, signal);

@@ -28,6 +28,8 @@ export interface ApiErrorInit {
   operationId?: string | undefined;
   /** True only for a POST that may have been processed (5xx, or a 2xx with an unreadable body). */
   mayHaveBeenCreated?: boolean;
+  /** The response's `Retry-After`, in ms from when it arrived (429, 503...), when it had one. */
+  retryAfterMs?: number | undefined;
 }
 
 /**
@@ -41,6 +43,8 @@ export class ApiError extends TgwError {
   readonly method: string;
   readonly path: string;
   readonly mayHaveBeenCreated: boolean;
+  /** How long the API asked to wait (`Retry-After`), in ms; callers retrying later honour it (`tgw watch`). */
+  readonly retryAfterMs: number | undefined;
   /** The server's text alone, so `format()` can put the operation id next to it. */
   readonly #detail: string;
 
@@ -54,6 +58,7 @@ export class ApiError extends TgwError {
     this.method = init.method;
     this.path = init.path;
     this.mayHaveBeenCreated = created;
+    this.retryAfterMs = init.retryAfterMs;
   }
 
   /**
@@ -80,6 +85,7 @@ export function apiErrorFromResponse(res: {
   status: number;
   contentType: string | undefined;
   body: string;
+  retryAfterMs?: number | undefined;
 }): ApiError {
   const created = res.method === "POST" && res.status >= 500;
   const parsed = parseErrorBody(res.body);

@@ -93,7 +93,14 @@ export type WatchEvent =
       durationMs: number;
       applied: ChangeSummary[];
     }
-  | { type: "retry_scheduled"; inMs: number; failures: number; trigger: Trigger }
+  | {
+      type: "retry_scheduled";
+      inMs: number;
+      failures: number;
+      trigger: Trigger;
+      /** The API's `Retry-After`, when the failure carried one (the wait is never shorter). */
+      retryAfterMs?: number;
+    }
   | { type: "change_applied"; run: number; change: ChangeSummary; durationMs?: number }
   | { type: "waiting_for_lock"; run: number; location: string }
   /** Something worth knowing that did not stop the loop (file watcher trouble, a stale lock taken over). */

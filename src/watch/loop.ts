@@ -81,8 +81,7 @@ export class WatchLoop {
       backoff: new Backoff(opts.backoff ?? DEFAULT_BACKOFF),
       run: runner.run,
       check: runner.check,
-      onRetryScheduled: ({ inMs, failures, trigger }) =>
-        this.#emit({ type: "retry_scheduled", inMs, failures, trigger }),
+      onRetryScheduled: (retry) => this.#emit({ type: "retry_scheduled", ...retry }),
     });
     this.#watcher = new FileWatcher({
       roots: opts.roots,

@@ -16,7 +16,7 @@
  * follow-up run (src/watch/trigger.ts); the periodic run comes `intervalMs` (± `jitter`) after the
  * end of the last run of any kind; after a failure the next attempt waits for src/watch/backoff.ts.
  */
-import type { Backoff } from "./backoff.js";
+import { type Backoff, retryAfterOf } from "./backoff.js";
 import { intervalTrigger, mergeTriggers, startupTrigger, type Trigger } from "./trigger.js";
 
 /** What a run reports back to the scheduler. */
@@ -39,6 +39,8 @@ export interface RetryScheduled {
   failures: number;
   /** The trigger the retry will run with. */
   trigger: Trigger;
+  /** What the API asked for (`Retry-After`), when the failure carried it. */
+  retryAfterMs?: number;
 }
 
 /** Settings and callbacks of a `Scheduler`. */
@@ -149,7 +151,13 @@ export class Scheduler {
         this.#state = "idle";
         this.#startRun();
       });
-      this.#opts.onRetryScheduled?.({ inMs, failures: this.#opts.backoff.failures, trigger: retry });
+      const retryAfterMs = retryAfterOf(outcome.error);
+      this.#opts.onRetryScheduled?.({
+        inMs,
+        failures: this.#opts.backoff.failures,
+        trigger: retry,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
       return;
     }
 

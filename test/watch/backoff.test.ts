@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ApiClient, ApiError } from "../../src/client/index.js";
 import { Backoff, backoffDelay, retryAfterOf } from "../../src/watch/backoff.js";
+import { startTestServer } from "../helpers/server.js";
 
 const opts = { initialMs: 1_000, maxMs: 8_000 };
 
@@ -46,5 +48,24 @@ describe("backoff between failed reconciles", () => {
   it("rejects settings that would make a tight loop", () => {
     expect(() => new Backoff({ initialMs: 0, maxMs: 10 })).toThrow(RangeError);
     expect(() => new Backoff({ initialMs: 100, maxMs: 10 })).toThrow(RangeError);
+  });
+
+  it("waits at least the Retry-After of a 429 the API client gave up on (real server, rate limited)", async () => {
+    const server = await startTestServer({ rateLimit: "1/30s" });
+    const api = new ApiClient({ baseUrl: server.url, apiKey: server.token, retry: { retries: 0 } });
+    try {
+      await api.get("/api_keys");
+      const err = await api.get("/api_keys").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(429);
+      const asked = retryAfterOf(err) ?? 0;
+      expect(asked).toBeGreaterThan(20_000);
+      expect(asked).toBeLessThanOrEqual(30_000);
+      // The first failure would wait about 1 s; the API asked for more, so that is what it waits.
+      expect(new Backoff(opts, () => 0).fail(err)).toBe(asked);
+    } finally {
+      await api.close();
+      await server.close();
+    }
   });
 });
