@@ -20,6 +20,7 @@ import type { Principal } from "../resources/context.js";
 import { ADMIN_USER_META } from "../resources/kinds/users.js";
 import type { ResourceStore } from "../store/resource-store.js";
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface AuthPluginOptions {
   bootstrapToken?: string | undefined;
 }

@@ -23,6 +23,7 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface FaultsPluginOptions {
   faults?: FaultConfig | undefined;
 }

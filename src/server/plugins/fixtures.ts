@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { loadFixtures } from "../fixtures.js";
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface FixturesPluginOptions {
   /** Path of the fixtures YAML file. */
   fixtures?: string | undefined;

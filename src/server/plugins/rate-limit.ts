@@ -8,6 +8,7 @@ import fp from "fastify-plugin";
 import { problems } from "../errors.js";
 import type { RateLimitConfig } from "../options.js";
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface RateLimitPluginOptions {
   rateLimit?: RateLimitConfig | undefined;
 }

@@ -7,6 +7,7 @@ import fp from "fastify-plugin";
 import { loadAccount } from "../account.js";
 import { ResourceStore } from "../store/resource-store.js";
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface StorePluginOptions {
   /** SQLite file; undefined for an in-memory store. */
   dataPath?: string | undefined;

@@ -20,6 +20,7 @@ function kindOfSchemaId(schemaId: string): KindDescriptor {
   return getKind(name);
 }
 
+/** Options of this plugin (registered by ../app.ts). */
 export interface ValidationPluginOptions {
   /** Check every response body against `$defs.response` (a bug answers 500). */
   checkResponses?: boolean | undefined;

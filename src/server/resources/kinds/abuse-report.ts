@@ -22,6 +22,7 @@ export function hostnameAction(hostname: string, ctx: RequestContext): "BANNED" 
   return ours ? "BANNED" : "IGNORE";
 }
 
+/** The rules of this file, as hooks of the generic builders. */
 export const abuseReportHooks: KindHooks = {
   authorize(ctx) {
     if (!ctx.account.abuseReports) throw problems.abuseReportsNotAllowed();

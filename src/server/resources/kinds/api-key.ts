@@ -5,6 +5,7 @@
 import { newToken, tokenHash } from "../../ids.js";
 import type { KindHooks } from "../hooks.js";
 
+/** The rules of this file, as hooks of the generic builders. */
 export const apiKeyHooks: KindHooks = {
   create(input, ctx) {
     const token = newToken();

@@ -22,6 +22,7 @@ function showTarget(target: Record<string, unknown> | undefined): Record<string,
   return out;
 }
 
+/** The rules of this file, as hooks of the generic builders. */
 export const eventDestinationHooks: KindHooks = {
   present: (obj) => ({ target: showTarget(obj.body.target as Record<string, unknown> | undefined) }),
 };

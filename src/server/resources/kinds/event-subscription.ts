@@ -6,6 +6,7 @@
 import { uriOfObject } from "../context.js";
 import type { KindHooks } from "../hooks.js";
 
+/** The rules of this file, as hooks of the generic builders. */
 export const eventSubscriptionHooks: KindHooks = {
   present(obj, ctx) {
     const uri = uriOfObject(ctx, obj);

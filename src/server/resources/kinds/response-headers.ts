@@ -6,6 +6,7 @@
 import { problems } from "../../errors.js";
 import type { KindHooks } from "../hooks.js";
 
+/** The rules of this file, as hooks of the generic builders. */
 export const responseHeadersHooks: KindHooks = {
   create(input) {
     const add: Record<string, string> = {};

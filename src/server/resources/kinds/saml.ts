@@ -44,6 +44,7 @@ async function signingCertificate(routeId: string): Promise<{ certificate: strin
   return { certificate: `${cert.toString("pem")}\n`, privateKey };
 }
 
+/** The rules of this file, as hooks of the generic builders. */
 export const samlHooks: KindHooks = {
   async create(input, _ctx, routeId, current) {
     const kept = current?.body;

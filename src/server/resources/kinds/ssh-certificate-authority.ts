@@ -6,6 +6,7 @@
 import { generateSshCaKeyPair } from "../../../crypto/ssh-certificate.js";
 import type { KindHooks } from "../hooks.js";
 
+/** The rules of this file, as hooks of the generic builders. */
 export const sshCertificateAuthorityHooks: KindHooks = {
   create(input, _ctx, id) {
     const pair = generateSshCaKeyPair(`tgw-ssh-ca ${id}`);

@@ -20,6 +20,7 @@ function checkAcl(acl: unknown): void {
 const trimKey = (body: Body): Body =>
   typeof body.public_key === "string" ? { ...body, public_key: body.public_key.trim() } : body;
 
+/** The rules of this file, as hooks of the generic builders. */
 export const sshCredentialHooks: KindHooks = {
   create(input) {
     checkAcl(input.acl);

@@ -13,6 +13,7 @@ import type { KindHooks } from "../hooks.js";
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
+/** The rules of this file, as hooks of the generic builders. */
 export const sshHostCertificateHooks: KindHooks = {
   create(input, ctx, id) {
     const authority = ctx.store.get(String(input.ssh_certificate_authority_id));

@@ -9,6 +9,7 @@ import { parseCertificateChain } from "../../../crypto/x509.js";
 import { problems } from "../../errors.js";
 import type { KindHooks } from "../hooks.js";
 
+/** The rules of this file, as hooks of the generic builders. */
 export const tlsCertificateHooks: KindHooks = {
   create(input) {
     const { private_key_pem: privateKey, ...rest } = input;

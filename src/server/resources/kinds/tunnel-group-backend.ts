@@ -20,6 +20,7 @@ export function matchingTunnels(labels: Record<string, string>, ctx: RequestCont
     .map((t) => refTo(ctx, t.id));
 }
 
+/** The rules of this file, as hooks of the generic builders. */
 export const tunnelGroupBackendHooks: KindHooks = {
   create: (input) => ({ body: input, response: { tunnels: [] } }),
   present: (obj, ctx) => ({

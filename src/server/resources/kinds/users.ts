@@ -13,6 +13,7 @@ const adminWrites: KindHooks["authorize"] = (ctx, access) => {
   if (access === "write" && !ctx.principal.admin) throw problems.adminOnly("create or delete users and bots");
 };
 
+/** Users: admins write; the bootstrap key's owner stays. */
 export const userHooks: KindHooks = {
   authorize: adminWrites,
   beforeDelete(obj, ctx) {
@@ -22,4 +23,5 @@ export const userHooks: KindHooks = {
   },
 };
 
+/** Bots: admins write. */
 export const botHooks: KindHooks = { authorize: adminWrites };
