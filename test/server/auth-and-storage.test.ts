@@ -175,7 +175,10 @@ describe("restart with --data", () => {
     const path = "/edges/https/edghts_example01/routes/edghtsrt_example01/saml";
     // The first PUT of a SAML module makes an RSA key pair: slow enough to be in flight at close.
     const inFlight = caller(server.url, "t")("PUT", path, { idp_metadata: "<EntityDescriptor/>" });
-    await new Promise((r) => setTimeout(r, 20));
+    // Close once the server has received it (recorded with status 0 until it is answered).
+    while (!server.app.recordedRequests.some((r) => r.method === "PUT" && r.status === 0)) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
     await server.close();
     expect((await inFlight).status).toBe(200);
     const again = await startServer({ dataPath, bootstrapToken: "t" });
