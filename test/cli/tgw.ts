@@ -32,9 +32,8 @@ export interface RunOptions {
 }
 
 function environment(opts: RunOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...opts.env };
-  delete env.TGW_API_URL;
-  delete env.TGW_API_KEY;
+  const { TGW_API_URL: _url, TGW_API_KEY: _key, ...inherited } = process.env;
+  const env: NodeJS.ProcessEnv = { ...inherited, NO_COLOR: "1", ...opts.env };
   if (opts.server) {
     env.TGW_API_URL = opts.server.url;
     env.TGW_API_KEY = opts.server.token;
