@@ -20,8 +20,11 @@ import { loadSchemaDocuments } from "./schema-files.js";
 // property is the plugin itself.
 const addFormats = ajvFormats.default;
 
-/** Parsers behind the project's formats; each throws an Error whose message says what is wrong. */
-const formatParsers: Record<string, (value: string) => unknown> = {
+/**
+ * Parsers behind the project's formats; each throws an Error whose message says what is wrong,
+ * naming the field `what` (e.g. `ca_pem`).
+ */
+const formatParsers: Record<string, (value: string, what?: string) => unknown> = {
   "pem-certificate-chain": parseCertificateChain,
   "pem-private-key": parsePrivateKey,
   "ssh-public-key": parseSshPublicKey,
@@ -30,8 +33,9 @@ const formatParsers: Record<string, (value: string) => unknown> = {
 /**
  * Why `value` does not satisfy `format`, or undefined if it does (or the format is not ours).
  * Validation errors only say "must match format"; callers use this to name the cause.
+ * `field` is the name the message uses for the value (default: the parser's own, e.g. `certificate_pem`).
  */
-export function explainFormat(format: string, value: unknown): string | undefined {
+export function explainFormat(format: string, value: unknown, field?: string): string | undefined {
   const parse = formatParsers[format];
   if (!parse) {
     if (format === "regex" && typeof value === "string") {
@@ -44,7 +48,7 @@ export function explainFormat(format: string, value: unknown): string | undefine
     return undefined;
   }
   try {
-    parse(String(value));
+    parse(String(value), field);
     return undefined;
   } catch (err) {
     return (err as Error).message;
