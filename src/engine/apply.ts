@@ -95,6 +95,16 @@ export async function applyPlan(
     });
   }
 
+  // With markers, a result not yet written is found again through its marker after a crash, so calls
+  // do not wait for the state write (writes are coalesced and keep up in the background); without
+  // markers the state is the only record, and each call waits until its result is written.
+  const waitForWrites = desired.ownership !== "marker";
+  const record = (written: Promise<void>): Promise<void> => {
+    if (waitForWrites) return written;
+    written.catch(() => {}); // reported by `journal.flush()` and `journal.failed`
+    return Promise.resolve();
+  };
+
   const need = (address: string): DesiredResource => {
     const r = resources.get(address);
     if (!r) throw new Error(`${address} is not in the desired state the plan was made from`);
@@ -120,7 +130,7 @@ export async function applyPlan(
       if (found === false) throw err;
       if (found === undefined) throw new CreateFailedError(err);
       emit({ type: "create_recovered", address: c.address, id: found });
-      await journal.set(buildRecord(kind, resource, found, fields, now()));
+      await record(journal.set(buildRecord(kind, resource, found, fields, now())));
       ids.set(c.address, found);
       return found;
     }
@@ -136,7 +146,7 @@ export async function applyPlan(
         tokenError = err;
       }
     }
-    await journal.set(buildRecord(kind, resource, id, fields, now()));
+    await record(journal.set(buildRecord(kind, resource, id, fields, now())));
     ids.set(c.address, id);
     if (tokenError !== undefined) {
       throw new Error(
@@ -160,7 +170,7 @@ export async function applyPlan(
           objectPath(kind, id),
           patchBody(kind, c.address, fields, c.changedFields, markerOf(kind, c.address)),
         );
-        await journal.set(buildRecord(kind, resource, id, fields, now()));
+        await record(journal.set(buildRecord(kind, resource, id, fields, now())));
         return id;
       }
       case "put": {
@@ -168,7 +178,7 @@ export async function applyPlan(
         const fields = resolveRefs(resource.fields, idOf);
         const path = c.id as string;
         await api.put(path, putBody(kind, c.address, fields));
-        await journal.set(buildRecord(kind, resource, path, fields, now()));
+        await record(journal.set(buildRecord(kind, resource, path, fields, now())));
         return path;
       }
       case "delete": {
@@ -182,9 +192,11 @@ export async function applyPlan(
           c.action === "replace" && c.replaceOrder === "create-first"
             ? c.address + DEPOSED_SUFFIX
             : c.address;
-        await journal.update((records) => {
-          if (records[address]?.id === id) delete records[address];
-        });
+        await record(
+          journal.update((records) => {
+            if (records[address]?.id === id) delete records[address];
+          }),
+        );
         return id;
       }
     }
@@ -209,7 +221,7 @@ export async function applyPlan(
         return;
       }
       await limit(async () => {
-        if (stopped || options.signal?.aborted) {
+        if (stopped || options.signal?.aborted || journal.failed) {
           status.set(step.key, "skipped");
           return;
         }
@@ -234,11 +246,8 @@ export async function applyPlan(
     return p;
   };
   await Promise.all(steps.map(run));
-  try {
-    await journal.flush();
-  } catch (err) {
-    if (!stopped) throw err;
-  }
+  // Every result is written before apply returns; a state write failure is an error of the apply.
+  await journal.flush();
 
   const outcomes: ChangeOutcome[] = [];
   for (const c of plan.changes) {

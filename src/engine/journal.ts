@@ -38,6 +38,11 @@ export class StateJournal {
     return this.#working;
   }
 
+  /** True once a write failed: nothing more can be recorded (`flush()` throws the error). */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
   /** The last snapshot written (or read). */
   get snapshot(): StateSnapshot {
     return this.#base;
