@@ -210,6 +210,9 @@ export async function applyPlan(
   let stopped = false;
   const started = new Map<string, Promise<void>>();
   const byKey = new Map(steps.map((s) => [s.key, s]));
+  const stepsOf = new Map<Change, string[]>();
+  for (const st of steps) stepsOf.set(st.change, [...(stepsOf.get(st.change) ?? []), st.key]);
+  const changeStart = new Map<Change, number>();
 
   const run = (step: Step): Promise<void> => {
     let p = started.get(step.key);
@@ -226,6 +229,7 @@ export async function applyPlan(
           return;
         }
         const t0 = performance.now();
+        if (!changeStart.has(step.change)) changeStart.set(step.change, t0);
         const base = { address: step.change.address, action: step.change.action, op: step.op as StepOp };
         emit({ type: "step_started", ...base });
         try {
@@ -233,6 +237,18 @@ export async function applyPlan(
           if (id) resultIds.set(step.key, id);
           status.set(step.key, "done");
           emit({ type: "step_done", ...base, ...(id ? { id } : {}), durationMs: performance.now() - t0 });
+          const siblings = stepsOf.get(step.change) ?? [];
+          if (siblings.every((k) => status.get(k) === "done")) {
+            const created = siblings.find((k) => k.startsWith("create:"));
+            const changeId = (created && resultIds.get(created)) || step.change.id;
+            emit({
+              type: "change_applied",
+              address: step.change.address,
+              action: step.change.action,
+              ...(changeId ? { id: changeId } : {}),
+              durationMs: performance.now() - (changeStart.get(step.change) ?? t0),
+            });
+          }
         } catch (err) {
           stopped = true;
           const error = err instanceof Error ? err : new Error(String(err));
@@ -272,10 +288,8 @@ export async function applyPlan(
     outcomes.push(outcome);
   }
   if (outcomes.some((o) => o.status !== "done")) {
-    throw new ApplyFailedError(
-      outcomes,
-      !outcomes.some((o) => o.status === "failed") && options.signal?.aborted === true,
-    );
+    const interrupted = !outcomes.some((o) => o.status === "failed") && options.signal?.aborted === true;
+    throw new ApplyFailedError(outcomes, interrupted, interrupted ? options.signal?.reason : undefined);
   }
   return { outcomes, tokens };
 }

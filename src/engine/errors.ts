@@ -101,7 +101,8 @@ export interface ChangeOutcome {
  */
 export class ApplyFailedError extends TgwError {
   readonly outcomes: ChangeOutcome[];
-  constructor(outcomes: ChangeOutcome[], interrupted = false) {
+  /** `cause`: the abort reason when the apply was interrupted. */
+  constructor(outcomes: ChangeOutcome[], interrupted = false, cause?: unknown) {
     const failed = outcomes.filter((o) => o.status === "failed" || o.status === "partial");
     const done = outcomes.filter((o) => o.status === "done").length;
     const notStarted = outcomes.filter((o) => o.status === "not-started");
@@ -112,7 +113,11 @@ export class ApplyFailedError extends TgwError {
     const tail = `${done} done, ${notStarted.length} not started${
       notStarted.length > 0 ? ` (${notStarted.map((o) => o.change.address).join(", ")})` : ""
     }. The state records what was done; run apply again to continue.`;
-    super("apply_failed", `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`);
+    super(
+      "apply_failed",
+      `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.outcomes = outcomes;
   }
 }

@@ -17,6 +17,8 @@ export type EngineEvent =
   | { type: "step_started"; address: string; action: Action; op: StepOp }
   | { type: "step_done"; address: string; action: Action; op: StepOp; id?: string; durationMs: number }
   | { type: "step_failed"; address: string; action: Action; op: StepOp; error: Error; durationMs: number }
+  /** Every call of a change succeeded (one event per change; a replace has two calls). */
+  | { type: "change_applied"; address: string; action: Action; id?: string; durationMs: number }
   /** A create whose response was lost was found again through its ownership marker. */
   | { type: "create_recovered"; address: string; id: string }
   | { type: "token_written"; address: string; path: string }
