@@ -1,6 +1,6 @@
 /**
  * API key tokens (DECISIONS.md section 3.4): the API returns a key's token once, in the create
- * response. Apply writes it to a file of mode 0600 (default `.tgw/secrets/<address>.token` under the
+ * response. Apply writes it to a file of mode 0600 (default `.tgw/secrets/<name>.token` under the
  * config directory, or the resource's `token_file` option) and nowhere else: never to the state,
  * the plan or logs.
  */
@@ -8,9 +8,13 @@ import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { DesiredResource } from "../config/desired.js";
 
-/** The token file of an API key resource as configured: `token_file`, or the default under `.tgw/secrets/`. */
+/**
+ * The token file of an API key resource as configured: `token_file` (the config layer always sets
+ * it), else `.tgw/secrets/<name>.token` as the config layer's default (`api_keys.ci` -> `ci.token`).
+ */
 export function configuredTokenFile(resource: DesiredResource): string {
-  return resource.options.token_file ?? join(".tgw", "secrets", `${resource.address}.token`);
+  const name = resource.address.slice(resource.address.indexOf(".") + 1);
+  return resource.options.token_file ?? join(".tgw", "secrets", `${name}.token`);
 }
 
 /** Absolute path of a configured token file (relative paths are relative to the config directory). */

@@ -98,7 +98,7 @@ describe("human plan", () => {
       + description = "CI deployer"
       + id          = (known after apply)
       + metadata    = ""
-      + token       = (sensitive, written to .tgw/secrets/api_keys.ci.token)
+      + token       = (sensitive, written to .tgw/secrets/ci.token)
 
   # api_keys.old will be deleted (no longer in the configuration (found by its ownership marker))
   - api_keys.old (api_key) ak_9

@@ -34,7 +34,7 @@ describe("plan", () => {
       address: "api_keys.ci",
       action: "create",
       after: { description: "CI", metadata: "" },
-      tokenFile: ".tgw/secrets/api_keys.ci.token",
+      tokenFile: ".tgw/secrets/ci.token",
     });
   });
 
