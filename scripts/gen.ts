@@ -2,20 +2,24 @@
  * Generates the files derived from schemas/:
  * - src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put, response) of
  *   every kind, so no field list is typed a second time by hand;
- * - schemas/config.schema.json: the JSON Schema of configuration files, for editors.
+ * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
+ * - the per-kind sections of docs/configuration.md (field tables and examples).
  *
  *   npm run gen            write the files
- *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts and
- *                          test/config/config-schema.test.ts check the same)
+ *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts,
+ *                          test/config/config-schema.test.ts and config-docs.test.ts check the same)
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
 import { generateTypes } from "./gen-types.js";
 
+const docs = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
 const targets: Array<[string, string]> = [
   [fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url)), await generateTypes()],
   [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
+  [docs, withKindSections(readFileSync(docs, "utf8"))],
 ];
 let stale = false;
 for (const [target, text] of targets) {

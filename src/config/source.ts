@@ -7,7 +7,8 @@
  * - parsing is the `yaml` package's (YAML 1.2 core schema); aliases are expanded (their nodes keep the
  *   anchor's position, where the text is) and `<<` merge keys are honoured, explicit keys winning;
  * - a key given twice in one mapping is a problem naming both lines (the first one is kept);
- * - a file with a syntax error contributes its first syntax error only (later ones are mostly echoes);
+ * - a file with a syntax error (or a YAML warning, such as an unknown tag) contributes that first problem
+ *   only (later ones are mostly echoes);
  * - several documents in one file (`---`) are several roots; empty documents are skipped.
  */
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
@@ -64,10 +65,17 @@ export function parseYaml(file: string, text: string, problems: ProblemList): No
     return { file, line, col };
   };
 
-  // The first syntax error only: later ones are mostly its echoes.
+  // The first syntax error only: later ones are mostly its echoes. A warning (an unknown tag such as
+  // `!true`) is a mistake too: the value would silently be a string.
   const syntaxError = docs.flatMap((doc) => doc.errors)[0];
-  if (syntaxError) {
-    problems.add(at(syntaxError.pos[0]), "", `YAML syntax error: ${firstLine(syntaxError.message)}`);
+  const warning = docs.flatMap((doc) => doc.warnings)[0];
+  if (syntaxError || warning) {
+    const e = (syntaxError ?? warning) as NonNullable<typeof syntaxError | typeof warning>;
+    problems.add(
+      at(e.pos[0]),
+      "",
+      `YAML ${syntaxError ? "syntax error" : "problem"}: ${firstLine(e.message)}`,
+    );
     return [];
   }
 

@@ -28,6 +28,12 @@ describe("YAML itself", () => {
     ).toEqual(["a.yaml:4:3: api_keys.ci: is given twice in this mapping (first at line 2, column 3)"]);
   });
 
+  it("rejects an unknown tag instead of silently reading a string", async () => {
+    expect(
+      await problems({ "a.yaml": yaml("ip_restrictions:", "  office:", "    enforced: !true") }),
+    ).toEqual(["a.yaml:3:15: YAML problem: Unresolved tag: !true"]);
+  });
+
   it("rejects a document that is not a mapping", async () => {
     expect(await problems({ "a.yaml": yaml("- api_keys") })).toEqual([
       "a.yaml:1:1: a configuration file must be a mapping (got a list)",

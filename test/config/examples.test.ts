@@ -1,0 +1,71 @@
+/**
+ * Every example configuration under examples/ (except the reference server's fixtures and the key
+ * material) is valid: each file on its own, and each directory as one configuration. The editor schema
+ * (schemas/config.schema.json) accepts them too.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { loadConfig } from "../../src/config/index.js";
+import { createAjv } from "../../src/model/index.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const EXAMPLES = join(ROOT, "examples");
+
+function exampleFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return d.name === "keys" ? [] : exampleFiles(path);
+    return /\.ya?ml$/.test(d.name) && path !== join(EXAMPLES, "fixtures.yaml") ? [path] : [];
+  });
+}
+
+const files = exampleFiles(EXAMPLES).map((f) => relative(ROOT, f));
+const dirs = [...new Set(files.map((f) => dirname(f)))];
+const loadExample = (path: string) => loadConfig([path], { cwd: ROOT, env: {} });
+
+describe("examples", () => {
+  it("cover every collection and module, one file per kind", () => {
+    expect(files.filter((f) => f.startsWith("examples/kinds/")).length).toBe(17);
+    expect(dirs).toContain("examples/complete");
+  });
+
+  // examples/complete is one configuration split over files that refer to each other.
+  it.each(files.filter((f) => f.startsWith("examples/kinds/")))("%s is valid on its own", async (file) => {
+    await expect(loadExample(file)).resolves.toBeDefined();
+  });
+
+  it.each(dirs)("%s is valid as one configuration (every file in it)", async (dir) => {
+    const { configFiles } = await loadExample(dir);
+    expect(configFiles.map((f) => relative(ROOT, f))).toEqual(files.filter((f) => dirname(f) === dir));
+  });
+
+  it("examples/complete uses every kind, refs between resources, and a token file", async () => {
+    const { desired } = await loadExample("examples/complete");
+    const kinds = new Set(desired.resources.map((r) => r.kind));
+    const { collections, moduleKinds } = await import("../../src/model/index.js");
+    for (const k of [...collections().values(), ...moduleKinds()]) expect(kinds, k.kind).toContain(k.kind);
+    expect(desired.resources.filter((r) => r.dependsOn.length > 0).length).toBeGreaterThanOrEqual(3);
+    expect(desired.resources.find((r) => r.address === "api_keys.ci")?.options.token_file).toMatch(
+      /examples\/complete\/\.tgw\/secrets\/ci\.token$/,
+    );
+  });
+
+  it.each(files)("%s is accepted by schemas/config.schema.json", (file) => {
+    const ajv = createAjv();
+    const schema = JSON.parse(readFileSync(join(ROOT, "schemas/config.schema.json"), "utf8"));
+    const validate = ajv.compile(schema);
+    expect(
+      validate(parse(readFileSync(join(ROOT, file), "utf8"), { merge: true })),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
+  });
+
+  it.each(files)("%s names the editor schema on its first line", (file) => {
+    expect(readFileSync(join(ROOT, file), "utf8").split("\n")[0]).toBe(
+      "# yaml-language-server: $schema=../../schemas/config.schema.json",
+    );
+  });
+});

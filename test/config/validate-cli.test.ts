@@ -1,0 +1,103 @@
+/**
+ * `tgw validate` end to end: the real CLI in a child process, its exit code and its output.
+ */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration text and messages contain ${...} on purpose
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { writeTree, yaml } from "./helpers.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+// tsx by absolute URL: the child runs in temporary directories where node_modules is out of reach.
+const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function tgw(args: string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", TSX, MAIN, ...args],
+      { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env } },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code: typeof code === "number" ? code : 1, stdout, stderr });
+      },
+    );
+  });
+}
+
+const broken = {
+  "a.yaml": yaml(
+    "api_keys:",
+    "  ci:",
+    "    descripton: deploys",
+    "edges:",
+    "  tls:",
+    "    edgtls_1:",
+    "      backend: {backend_id: '${ref:tunnel_group_backends.web}'}",
+    "      mutual_tls: {certificate_authority_ids: ['${env:CA_ID}']}",
+  ),
+};
+const brokenLines = [
+  "a.yaml:3:5: api_keys.ci.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy or token_file",
+  "a.yaml:7:29: edges.tls.edgtls_1.backend.backend_id: ${ref:tunnel_group_backends.web}: no tunnel group backend named web in the configuration",
+  "a.yaml:8:48: edges.tls.edgtls_1.mutual_tls.certificate_authority_ids[0]: environment variable CA_ID is not set",
+];
+
+describe("tgw validate", () => {
+  it("prints a one-line summary and exits 0 for a valid configuration", async () => {
+    const run = await tgw(["validate", "-f", "examples/complete"]);
+    expect(run).toEqual({ code: 0, stdout: "valid: 13 resources, 9 modules in 4 files\n", stderr: "" });
+  });
+
+  it("prints every problem as file:line:col: path: message and exits 1, without a stack trace", async () => {
+    const run = await tgw(["validate"], writeTree(broken));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(`Error [config]: 3 problems in the configuration:\n${brokenLines.join("\n")}\n`);
+  });
+
+  it("--json reports problems as data on stdout (and exits 1)", async () => {
+    const run = await tgw(["validate", "--json", "-f", "."], writeTree(broken));
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.valid).toBe(false);
+    expect(out.problems[0]).toEqual({
+      file: "a.yaml",
+      line: 3,
+      col: 5,
+      path: "api_keys.ci.descripton",
+      message: expect.stringMatching(/^unknown field of an API key/),
+    });
+    expect(out.problems).toHaveLength(3);
+  });
+
+  it("--json summarises a valid configuration read from several -f paths", async () => {
+    const cwd = writeTree({
+      "base/a.yaml": yaml("stack: demo", "tunnel_group_backends:", "  web: {labels: {app: web}}"),
+      "extra.yaml": yaml(
+        "edges:",
+        "  tcp:",
+        "    edgtcp_1:",
+        "      backend: {backend_id: '${ref:tunnel_group_backends.web}'}",
+      ),
+    });
+    const run = await tgw(["validate", "--json", "-f", "base", "-f", "extra.yaml"], cwd);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      valid: true,
+      stack: "demo",
+      ownership: "marker",
+      resources: 1,
+      modules: 1,
+      files: ["base/a.yaml", "extra.yaml"],
+      addresses: ["edges.tcp.edgtcp_1.backend", "tunnel_group_backends.web"],
+    });
+  });
+});
