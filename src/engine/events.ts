@@ -13,6 +13,7 @@ export type EngineEvent =
   | { type: "refresh_started"; kinds: number; modules: number }
   | { type: "refreshed"; objects: number; modules: number; durationMs: number }
   | { type: "planned"; plan: Plan }
+  /** The state lock is held by another run: waiting up to the lock timeout. */
   | { type: "lock_waiting"; location: string }
   | { type: "step_started"; address: string; action: Action; op: StepOp }
   | { type: "step_done"; address: string; action: Action; op: StepOp; id?: string; durationMs: number }

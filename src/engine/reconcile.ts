@@ -14,6 +14,7 @@
 import type { Api } from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { getKind } from "../model/index.js";
+import { LockTimeoutError } from "../state/errors.js";
 import type { StateSnapshot, StateStore, Unlock } from "../state/store.js";
 import { hasChanges, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan } from "./apply.js";
@@ -85,11 +86,17 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   const emit = emitter(input.onEvent);
   const mode = options.mode ?? "apply";
   const lockScope = options.lockScope ?? "run";
-  const lock = () =>
-    store.lock({
-      timeoutMs: options.lockTimeoutMs ?? 0,
-      holder: options.lockHolder ?? `tgw, pid ${process.pid}`,
-    });
+  const lock = async (): Promise<Unlock> => {
+    const timeoutMs = options.lockTimeoutMs ?? 0;
+    const holder = options.lockHolder ?? "tgw";
+    try {
+      return await store.lock({ timeoutMs: 0, holder });
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError) || timeoutMs === 0) throw err;
+      emit({ type: "lock_waiting", location: store.location });
+      return store.lock({ timeoutMs, holder });
+    }
+  };
 
   const planOnce = async (state: StateSnapshot): Promise<Plan> => {
     const scope = refreshScope(desired, state, options.destroy);

@@ -66,7 +66,9 @@ export async function refresh(
 ): Promise<LiveState> {
   const live = emptyLiveState();
   const limit = pLimit(options.concurrency ?? 4);
-  const signal = options.signal;
+  // The first failure stops the other reads (their results would be thrown away).
+  const failed = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
   const tasks: Promise<void>[] = [];
   for (const kindName of scope.kinds) {
     const kind = getKind(kindName);
@@ -74,9 +76,10 @@ export async function refresh(
     const listKey = kind.listKey;
     tasks.push(
       limit(async () => {
+        signal.throwIfAborted();
         for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, {
           limit: 100,
-          ...(signal ? { signal } : {}),
+          signal,
         })) {
           const id = item.id;
           if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
@@ -88,15 +91,25 @@ export async function refresh(
   for (const { path, kind } of scope.modules) {
     tasks.push(
       limit(async () => {
+        signal.throwIfAborted();
         const body = await readModule(api, path, signal);
         live.readModules.add(path);
         if (body) live.modules.set(path, liveObject(kind, path, body));
       }),
     );
   }
-  const results = await Promise.allSettled(tasks);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
+  let first: { error: unknown } | undefined;
+  await Promise.all(
+    tasks.map((t) =>
+      t.catch((error: unknown) => {
+        if (!first) {
+          first = { error };
+          failed.abort(error);
+        }
+      }),
+    ),
+  );
+  if (first) throw first.error;
   return live;
 }
 

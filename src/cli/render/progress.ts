@@ -48,6 +48,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: ${c.red(`${event.op} failed`)} ${c.dim(`(${seconds(event.durationMs)})`)}: ${describeError(event.error)}`;
     case "create_recovered":
       return `${event.address}: the API's answer to the create was lost; found the object ${event.id} by its ownership marker`;
+    case "lock_waiting":
+      return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
     case "token_written":
       return `${event.address}: token written to ${shownPath(event.path)} (mode 0600)`;
     default:

@@ -120,5 +120,6 @@ it("an apply while another holds the lock fails naming it, or waits with --lock-
   await unlock();
   const waited = await waiting;
   expect(waited.code).toBe(0);
+  expect(waited.stdout).toMatch(/Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./);
   expect(server.mutations().map((r) => r.method)).toEqual(["POST", "POST"]);
 }, 120_000);
