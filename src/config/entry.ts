@@ -45,6 +45,8 @@ export interface Entry {
   index: Map<string, Located>;
   /** JSON pointers of values read from a `${file:}`, with the display path of the file. */
   fromFile: Map<string, string>;
+  /** JSON pointers of values that contain text from `${env:}` (never quoted in messages). */
+  fromEnv: Set<string>;
 }
 
 /** JSON pointer of `key` inside `parent` (RFC 6901 escaping, as Ajv's `instancePath`). */

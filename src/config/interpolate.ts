@@ -46,7 +46,7 @@ export interface InterpolationContext {
 export type FileRead = { text: string } | { error: string };
 
 /** The fields of an entry, the index of their positions, the refs and the file-sourced values. */
-export type Interpolated = Pick<Entry, "fields" | "index" | "refs" | "fromFile">;
+export type Interpolated = Pick<Entry, "fields" | "index" | "refs" | "fromFile" | "fromEnv">;
 
 /**
  * Converts the API fields of an entry (`fieldEntries`: the body without options) to plain values.
@@ -63,6 +63,7 @@ export function interpolateFields(
     index: new Map<string, Located>([["", { pos: entryPos, path: basePath }]]),
     refs: [],
     fromFile: new Map(),
+    fromEnv: new Set(),
   };
   const convert = (node: Node, pointer: string, path: string): unknown => {
     if (node.type === "map") {
@@ -86,6 +87,7 @@ export function interpolateFields(
     if (typeof node.value !== "string") return node.value;
     const result = interpolateString(node.value, node.pos, path, ctx);
     if (result.file) out.fromFile.set(pointer, result.file);
+    if (result.env) out.fromEnv.add(pointer);
     if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
     return result.value;
   };
@@ -102,16 +104,17 @@ export function interpolateFields(
  * Interpolates one string written at `pos`. On a problem the failing part is replaced by "" (the
  * problem is reported; later stages skip the path).
  * @returns the string, or a RefValue when the whole string is `${ref:...}`; `file` names the last
- *   file read into it
+ *   file read into it; `env` is true when it holds text from the environment
  */
 export function interpolateString(
   raw: string,
   pos: Position,
   path: string,
   ctx: InterpolationContext,
-): { value: string | RefValue; file?: string } {
+): { value: string | RefValue; file?: string; env?: boolean } {
   const parts: string[] = [];
   let file: string | undefined;
+  let env = false;
   let i = 0;
   while (i < raw.length) {
     const dollar = raw.indexOf("$", i);
@@ -168,6 +171,7 @@ export function interpolateString(
         continue;
       }
       parts.push(value);
+      env = true;
       continue;
     }
     if (fn === "file" && colon >= 0) {
@@ -186,9 +190,11 @@ export function interpolateString(
       parts.push(read.text);
       continue;
     }
-    ctx.problems.add(pos, path, `unknown interpolation \${${expr}}: expected ${SYNTAX}`);
+    // Only the name before the colon: the rest may be part of a secret written inline.
+    const shown = /^[A-Za-z_]\w{0,20}$/.test(fn) ? `\${${fn}${colon >= 0 ? ":..." : ""}}` : "${...}";
+    ctx.problems.add(pos, path, `unknown interpolation ${shown}: expected ${SYNTAX}`);
   }
-  return file === undefined ? { value: parts.join("") } : { value: parts.join(""), file };
+  return { value: parts.join(""), ...(file === undefined ? {} : { file }), ...(env ? { env } : {}) };
 }
 
 function readText(abs: string, ctx: InterpolationContext): FileRead {

@@ -154,8 +154,10 @@ function messageFor(entry: Entry, error: ErrorObject, value: unknown, ctx: Schem
       return `must be ${JSON.stringify(params.allowedValue)}`;
     case "format": {
       const format = String(params.format);
-      const why = explainFormat(format, value) ?? FORMAT_WORDS[format] ?? `must be in the ${format} format`;
-      return `${why}${read}`;
+      const generic = FORMAT_WORDS[format] ?? `must be in the ${format} format`;
+      // A parser's explanation may quote the value; text from the environment is never shown.
+      if (entry.fromEnv.has(pointer)) return `${generic} (value from the environment not shown)`;
+      return `${explainFormat(format, value) ?? generic}${read}`;
     }
     case "pattern": {
       const node = schemaAt(entry, pointer);
@@ -202,6 +204,9 @@ const FORMAT_WORDS: Record<string, string> = {
   "date-time": "must be an RFC 3339 date and time, e.g. 2026-01-31T12:00:00Z",
   uri: "must be an absolute URI, e.g. https://idp.example.com",
   regex: "is not a valid regular expression",
+  "pem-certificate-chain": "is not a PEM certificate chain that parses (leaf first)",
+  "pem-private-key": "is not an unencrypted PEM private key (rsa, ecdsa or ed25519) that parses",
+  "ssh-public-key": "is not an SSH public key line of type rsa, ecdsa or ed25519",
 };
 
 function typeWord(t: string): string {

@@ -32,10 +32,36 @@ describe("interpolation", () => {
       { env: { OIDC_ISSUER: "not a url s3cr3t-value" } },
     );
     expect(out).toEqual([
-      "a.yaml:7:21: edges.https.edghts_1.routes.edghtsrt_1.oidc.issuer: must be an absolute URI, e.g. https://idp.example.com",
+      "a.yaml:7:21: edges.https.edghts_1.routes.edghtsrt_1.oidc.issuer: must be an absolute URI, e.g. https://idp.example.com (value from the environment not shown)",
       "a.yaml:9:28: edges.https.edghts_1.routes.edghtsrt_1.oidc.client_secret: environment variable OIDC_SECRET is not set",
     ]);
     expect(out.join("\n")).not.toContain("s3cr3t");
+  });
+
+  it("never prints a value from the environment, whatever is wrong with it", async () => {
+    const secret = "Zq9-s3cr3t value {x}";
+    const out = await problems(
+      {
+        "a.yaml": yaml(
+          "ip_restrictions:",
+          "  office: {type: '${env:S}', ip_policy_ids: ['${env:S}'], description: '${env:S}${env:S}'}",
+          "tls_certificates:",
+          "  app: {certificate_pem: '${env:S}', private_key_pem: '${env:S}'}",
+          "ssh_credentials:",
+          "  k: {public_key: '${env:S}', acl: ['${env:S}'], owner_id: '${env:S}'}",
+          "edges:",
+          "  https:",
+          "    edghts_1:",
+          "      routes:",
+          "        edghtsrt_1:",
+          "          saml: {idp_metadata: x, nameid_format: '${env:S}'}",
+          "          response_headers: {add: {X-A: '${env:S}'}, remove: ['${env:S}']}",
+        ),
+      },
+      { env: { S: secret } },
+    );
+    expect(out.length).toBeGreaterThanOrEqual(9);
+    for (const line of out) expect(line).not.toMatch(/s3cr3t|Zq9/);
   });
 
   it("reports a missing file, relative to the YAML file that names it", async () => {
@@ -65,7 +91,7 @@ describe("interpolation", () => {
       }),
     ).toEqual([
       "a.yaml:3:22: api_keys.two.description: unterminated ${: expected ${env:NAME}, ${file:PATH} or ${ref:COLLECTION.NAME} (write $${ for a literal ${)",
-      "a.yaml:4:24: api_keys.three.description: unknown interpolation ${vault:x}: expected ${env:NAME}, ${file:PATH} or ${ref:COLLECTION.NAME} (write $${ for a literal ${)",
+      "a.yaml:4:24: api_keys.three.description: unknown interpolation ${vault:...}: expected ${env:NAME}, ${file:PATH} or ${ref:COLLECTION.NAME} (write $${ for a literal ${)",
       "a.yaml:5:23: api_keys.four.description: a ${ref:...} must be the whole value, not part of a string",
       "a.yaml:6:23: api_keys.five.description: ${env:NAME} needs a variable name of letters, digits and _",
     ]);
@@ -142,6 +168,7 @@ describe("references", () => {
         targets.map((_, i) => [`/x/${i}`, { pos: pos(line + 1 + i), path: `${address}.x[${i}]` }]),
       ),
       fromFile: new Map(),
+      fromEnv: new Set(),
     });
     const entries = [
       entry("tunnel_group_backends.a", 1, ["tunnel_group_backends.b"]),
