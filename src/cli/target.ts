@@ -125,7 +125,7 @@ export interface WorkspaceOptions {
 /** The configuration, its state store and where they are. */
 export interface Workspace {
   desired: DesiredState;
-  /** Absolute paths of the `-f` arguments as given (to reload the same configuration later). */
+  /** Absolute paths of the `-f` arguments (the working directory when none), to reload the same configuration later. */
   paths: string[];
   configDir: string;
   store: FileStateStore;
@@ -145,7 +145,9 @@ export async function openWorkspace(opts: WorkspaceOptions, env = process.env): 
       warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
     },
   );
-  return { desired, paths: files.map((f) => resolve(f)), configDir: desired.configDir, store };
+  // Absolute, so a saved plan reloads the same configuration from any directory.
+  const paths = files.length > 0 ? files.map((f) => resolve(f)) : [process.cwd()];
+  return { desired, paths, configDir: desired.configDir, store };
 }
 
 /** The lock holder text of a command (the store adds pid, host and time). */

@@ -11,6 +11,7 @@
  * Also exports what `apply` and `destroy` share with it: the common options and saved plan files.
  */
 import { readFile, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
   hasChanges,
@@ -183,7 +184,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     if (opts.out) {
       await writePlanFile(opts.out, plan, {
         config: ws.paths,
-        ...(opts.state === undefined ? {} : { state: opts.state }),
+        ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
         safety,
       });
       if (!opts.json)
