@@ -63,7 +63,9 @@ export function createLog(opts: LogOptions): EventSink {
     );
     return (event) => {
       const level = levelOf(event);
-      logger[level](fieldsOf(event, show), describe(event, show, undefined).text);
+      const fields = fieldsOf(event, show);
+      if (!opts.debug) delete fields.stack; // stack traces of internal errors only with --debug
+      logger[level](fields, describe(event, show, undefined).text);
     };
   }
   const out = opts.out ?? process.stdout;

@@ -56,7 +56,7 @@ export interface WatchLoopOptions {
 export class WatchLoop {
   readonly #opts: WatchLoopOptions;
   readonly #scheduler: Scheduler;
-  readonly #watcher: FileWatcher;
+  #watcher: FileWatcher | undefined;
   #status: WatchStatus = initialStatus();
   #stopping: Promise<void> | undefined;
   #resolveStopped!: () => void;
@@ -72,7 +72,7 @@ export class WatchLoop {
       deps: opts.deps,
       selfHeal: opts.selfHeal ?? true,
       emit: (event) => this.#emit(event),
-      onLoaded: (files) => this.#watcher.setFiles(files),
+      onLoaded: (files) => this.#watcher?.setFiles(files),
       retryAt: () => this.#scheduler.nextRunAt,
     });
     this.#scheduler = new Scheduler({
@@ -83,13 +83,6 @@ export class WatchLoop {
       check: runner.check,
       onRetryScheduled: (retry) => this.#emit({ type: "retry_scheduled", ...retry }),
     });
-    this.#watcher = new FileWatcher({
-      roots: opts.roots,
-      debounceMs: opts.debounceMs ?? WATCH_DEFAULTS.debounceMs,
-      poll: opts.poll ?? false,
-      onChange: (files) => this.#scheduler.trigger(fileTrigger(files)),
-      onError: (error) => this.#emit({ type: "warning", message: `file watcher: ${error.message}` }),
-    });
   }
 
   /**
@@ -97,7 +90,16 @@ export class WatchLoop {
    * @param info.healthUrl the health endpoint's URL, for the start line.
    */
   async start(info: { healthUrl?: string } = {}): Promise<void> {
+    if (this.#watcher !== undefined || this.#stopping !== undefined) return;
+    this.#watcher = new FileWatcher({
+      roots: this.#opts.roots,
+      debounceMs: this.#opts.debounceMs ?? WATCH_DEFAULTS.debounceMs,
+      poll: this.#opts.poll ?? false,
+      onChange: (files) => this.#scheduler.trigger(fileTrigger(files)),
+      onError: (error) => this.#emit({ type: "warning", message: `file watcher: ${error.message}` }),
+    });
     await this.#watcher.ready();
+    if (this.#stopping !== undefined) return;
     const { roots } = this.#opts;
     const { healthUrl } = info;
     this.#emit({
@@ -125,7 +127,7 @@ export class WatchLoop {
   stop(signal = "stop"): Promise<void> {
     this.#stopping ??= (async () => {
       this.#emit({ type: "stopping", signal });
-      await this.#watcher.close();
+      await this.#watcher?.close();
       await this.#scheduler.stop(new StopRequested(signal));
       this.#emit({ type: "stopped" });
       this.#resolveStopped();

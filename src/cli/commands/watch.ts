@@ -8,7 +8,7 @@
  * and an unusable health port fail at startup (exit 1), before anything runs.
  */
 import { Option } from "commander";
-import { ExitCode, UsageError } from "../../errors.js";
+import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { configDirOf, resolveStatePath } from "../../state/index.js";
 import { engineDeps } from "../../watch/engine-deps.js";
 import {
@@ -131,10 +131,16 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
       poll: flags.poll ?? false,
     });
     if (flags.healthPort !== undefined) {
+      const where = `${flags.healthHost}:${flags.healthPort}`;
       health = await startHealthServer({
         host: flags.healthHost,
         port: flags.healthPort,
         status: () => watch.status(),
+      }).catch((err: NodeJS.ErrnoException) => {
+        throw new TgwError(
+          "health_port",
+          `cannot serve the health endpoint on ${where}: ${err.code ?? err.message}`,
+        );
       });
     }
     const stop = (signal: NodeJS.Signals) => {
