@@ -24,7 +24,7 @@ import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { desiredValues, liveValues } from "./normalize.js";
-import { type Match, matchOwnership } from "./ownership.js";
+import { DEPOSED_SUFFIX, type Match, matchOwnership } from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
@@ -70,11 +70,13 @@ export function makePlan(input: PlanInput): Plan {
       id: o.live.id,
       before: liveValues(kind, o.live.raw, o.record?.writeOnly),
       changedFields: [],
-      reason: destroy
-        ? "tgw destroy"
-        : o.via === "marker"
-          ? "no longer in the configuration (found by its ownership marker)"
-          : "no longer in the configuration",
+      reason: o.address.endsWith(DEPOSED_SUFFIX)
+        ? "the old object of a replace that was cut off"
+        : destroy
+          ? "tgw destroy"
+          : o.via === "marker"
+            ? "no longer in the configuration (found by its ownership marker)"
+            : "no longer in the configuration",
       dependsOn: [],
     });
   }

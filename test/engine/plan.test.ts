@@ -352,6 +352,35 @@ describe("plan", () => {
     ]);
   });
 
+  it("finishes a replace cut off by a crash: the deposed old object goes, the new one is adopted", () => {
+    const r = res("api_keys.ci");
+    const deposed = { ...recordOf(r, "ak_old"), address: "api_keys.ci#deposed" };
+    const both = live([
+      key("ak_old", { metadata: marked("api_keys.ci") }),
+      key("ak_new", { metadata: marked("api_keys.ci") }),
+    ]);
+    // Killed after the POST, before the new id was recorded.
+    const a = makePlan({ desired: desired([r]), live: both, state: state([recordOf(r, "ak_old"), deposed]) });
+    expect(a.changes.map((c) => [c.address, c.action, c.id])).toEqual([
+      ["api_keys.ci", "no-op", "ak_new"],
+      ["api_keys.ci#deposed", "delete", "ak_old"],
+    ]);
+    // Killed after the new id was recorded, before the old object was deleted.
+    const b = makePlan({ desired: desired([r]), live: both, state: state([recordOf(r, "ak_new"), deposed]) });
+    expect(b.changes.map((c) => [c.address, c.action, c.id])).toEqual([
+      ["api_keys.ci", "no-op", "ak_new"],
+      ["api_keys.ci#deposed", "delete", "ak_old"],
+    ]);
+    // Killed before the POST: only the old object exists; the deposed record is forgotten.
+    const c = makePlan({
+      desired: desired([r]),
+      live: live([key("ak_old", { metadata: marked("api_keys.ci") })]),
+      state: state([recordOf(r, "ak_old"), deposed]),
+    });
+    expect(c.changes.map((x) => [x.address, x.action, x.id])).toEqual([["api_keys.ci", "no-op", "ak_old"]]);
+    expect(c.forget).toEqual(["api_keys.ci#deposed"]);
+  });
+
   it("is deterministic: the same inputs give the same plan", () => {
     const d = desired([res("api_keys.b"), res("api_keys.a", { description: "x" })]);
     const a = makePlan({ desired: d, live: live(), state: state() });
