@@ -100,11 +100,19 @@ export async function confirm(question: string): Promise<boolean> {
     );
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // Ctrl-C at the prompt (the terminal is in raw mode, so it reaches readline, not the process) = no.
+  const cancel = new AbortController();
+  rl.on("SIGINT", () => cancel.abort());
+  rl.on("close", () => cancel.abort());
   try {
     const answer = await rl.question(
       `${color.bold(question)}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `,
+      { signal: cancel.signal },
     );
     return answer.trim() === "yes";
+  } catch {
+    process.stdout.write("\n");
+    return false;
   } finally {
     rl.close();
   }
