@@ -90,6 +90,14 @@ describe("examples/complete", () => {
     expect(JSON.parse(plain.stdout).tokens).toBeUndefined();
   });
 
+  it("every example under examples/kinds applies, then plans no changes", async () => {
+    const applied = await run(["apply", "-f", "examples/kinds", "--auto-approve"]);
+    expect(applied.code).toBe(0);
+    const planned = await run(["plan", "-f", "examples/kinds", "--detailed-exitcode"]);
+    expect(planned.stdout).toBe("No changes. Live state matches the configuration.\n");
+    expect(planned.code).toBe(0);
+  });
+
   it("a config error is shown with its position and nothing is called", async () => {
     server.resetRequests();
     const out = await run(["plan", "-f", join(dir, "examples/fixtures.yaml")]);
