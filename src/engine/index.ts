@@ -30,6 +30,7 @@ export { listEndpoints } from "./endpoints.js";
 export {
   ApplyFailedError,
   type ChangeOutcome,
+  CreateFailedError,
   DuplicateMarkerError,
   describeError,
   ImportError,
