@@ -79,6 +79,9 @@ export function foldStatus(s: WatchStatus, event: WatchEvent, now: Date = new Da
         lastError: { at, kind: "config", message: `invalid configuration: ${first}${more}` },
       };
     }
+    case "config_queued":
+      // Only sent while backing off after a failure: the configuration is fine again, the API is not.
+      return { ...s, status: "failing" };
     case "reconcile_failed":
       return {
         ...s,

@@ -1,7 +1,8 @@
 /**
  * The API goes away for a while (a proxy the test controls closes every connection): the watcher
  * backs off visibly in the log, never loops tightly (connection attempts are counted at the proxy),
- * reports `failing` on /healthz, keeps the edit made meanwhile, and converges once the API is back.
+ * reports `failing` on /healthz, validates edits made meanwhile at once (an invalid one is reported
+ * without waiting for the API) and applies the valid one once the API is back.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -20,7 +21,10 @@ beforeAll(async () => {
   watcher = startWatch({
     dir: scratch.dir,
     api: { url: proxy.url, token: server.token },
-    args: ["--log-format", "json", "--interval", "1s", "--backoff-max", "2s", "--health-port", "0"],
+    args: [
+      ...["--log-format", "json", "--interval", "1s", "--debounce", "100ms"],
+      ...["--backoff-max", "2s", "--health-port", "0"],
+    ],
   });
   await watcher.waitForEvent((e) => e.event === "reconcile_succeeded", { timeoutMs: 20_000 });
 });
@@ -38,8 +42,18 @@ it("backs off while the API is down, without a tight loop, then converges", asyn
   proxy.down();
   const before = proxy.connections();
   const downAt = performance.now();
+
+  // Edits made while backing off are validated at once (no API needed), and queued for the retry.
+  const backingOff = await watcher.waitForEvent((e) => e.event === "retry_scheduled", { from });
+  scratch.write("config/main.yaml", config("[oops"));
+  const invalid = await watcher.waitForEvent((e) => e.event === "config_invalid", { from: backingOff.index });
+  expect(invalid.event.run).toBeUndefined();
+  expect(invalid.event.msg).toMatch(/^check \(file change: config\/main\.yaml\): invalid configuration/);
   scratch.write("config/main.yaml", config("after"));
-  await new Promise((r) => setTimeout(r, 6_000));
+  const queued = await watcher.waitForEvent((e) => e.event === "config_queued", { from: invalid.index });
+  expect(queued.event.msg).toMatch(/configuration valid; it will be applied by the next attempt at /);
+
+  await new Promise((r) => setTimeout(r, 6_000 - (performance.now() - downAt)));
 
   const during = watcher.events().slice(from);
   const failed = during.filter((e) => e.event === "reconcile_failed");
@@ -56,7 +70,7 @@ it("backs off while the API is down, without a tight loop, then converges", asyn
   expect(retries.every((r) => (r.inMs as number) >= 500 && (r.inMs as number) <= 2_000)).toBe(true);
   expect(String(retries[0]?.msg)).toMatch(/^retrying in \d+(\.\d)?(ms|s) \(1 failure in a row\)$/);
   expect(String(failed[0]?.msg)).toMatch(
-    /failed after .*: \[network\] GET http:\/\/127\.0\.0\.1:\d+\/api_keys/,
+    /failed after .*: \[network\] GET http:\/\/127\.0\.0\.1:\d+\/\S+ failed after 3 attempts: /,
   );
   // No tight loop: a handful of reconciles in 6 s; each is one refresh burst (a list per kind, 4 at a
   // time, each call tried 3 times by the client), nothing in between.
