@@ -4,10 +4,15 @@
  * folded from them. Events carry addresses, counts, durations and error messages, never field values,
  * so no secret can reach the log through them.
  */
+import type { ConfigProblem } from "../config/index.js";
+import type { Action } from "../engine/index.js";
 import type { Trigger } from "./trigger.js";
 
+/** One configuration problem, positioned as `tgw validate` shows it (the config layer's type). */
+export type { ConfigProblem };
+
 /** Actions that change live state (DECISIONS.md section 2; `no-op` is never reported). */
-export type ChangeAction = "create" | "update" | "replace" | "put" | "delete";
+export type ChangeAction = Exclude<Action, "no-op">;
 
 /** One change of a reconcile: applied (apply mode) or pending (drift report under `--no-self-heal`). */
 export interface ChangeSummary {
@@ -19,16 +24,6 @@ export interface ChangeSummary {
 
 /** Whether a reconcile applies its plan or only reports it. */
 export type ReconcileMode = "apply" | "plan";
-
-/** One configuration problem, positioned as `tgw validate` shows it. */
-export interface ConfigProblem {
-  file: string;
-  line: number;
-  col: number;
-  /** Field path, e.g. `api_keys.ci.description`. */
-  path: string;
-  message: string;
-}
 
 /** Everything `tgw watch` reports. `run` numbers reconciles from 1. */
 export type WatchEvent =

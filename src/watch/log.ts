@@ -11,10 +11,10 @@ import { relative } from "node:path";
 import type { createColors } from "picocolors";
 import pino from "pino";
 import { formatDuration } from "../cli/duration.js";
+import { formatProblem } from "../config/index.js";
 import {
   type ChangeAction,
   type ChangeSummary,
-  type ConfigProblem,
   countChanges,
   type EventSink,
   type WatchEvent,
@@ -224,10 +224,4 @@ function countText(changes: ChangeSummary[]): string {
   return Object.entries(countChanges(changes))
     .map(([action, n]) => `${n} ${action}`)
     .join(", ");
-}
-
-/** `file:line:col: path: message`, as `tgw validate` prints it (no position for a whole-file problem). */
-function formatProblem(p: ConfigProblem): string {
-  const where = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
-  return p.path ? `${where}: ${p.path}: ${p.message}` : `${where}: ${p.message}`;
 }

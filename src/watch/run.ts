@@ -65,12 +65,15 @@ export function createRunner(opts: RunOptions): Runner {
   const { deps, emit } = opts;
   let runs = 0;
   let lastProblems: string | undefined;
+  /** The files the last successful load read. */
+  let lastFiles: string[] = [];
 
   /** Loads; on an invalid configuration reports it and returns undefined. Other errors are thrown. */
   async function load(trigger: Trigger, run: number | undefined, started: number) {
     try {
       const desired = await deps.load();
       lastProblems = undefined;
+      lastFiles = desired.files;
       opts.onLoaded?.(desired.files);
       return desired;
     } catch (err) {
@@ -79,8 +82,8 @@ export function createRunner(opts: RunOptions): Runner {
       const key = JSON.stringify(problems);
       const repeated = key === lastProblems;
       lastProblems = key;
-      // Keep following the files the problems are in (a file just added to the configuration).
-      opts.onLoaded?.(problems.map((p) => p.file));
+      // Keep following what was read before, and the files the problems are in (one just added).
+      opts.onLoaded?.([...lastFiles, ...problems.map((p) => p.file)]);
       const durationMs = elapsed(started);
       emit({
         type: "config_invalid",
