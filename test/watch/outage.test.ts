@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { keysDescribed, type LogEvent, scratchConfig, startWatch, type Watcher } from "./child.js";
-import { type Proxy, startProxy } from "./proxy.js";
+import { startProxy, type TcpProxy } from "./proxy.js";
 
 let server: TestServer;
-let proxy: Proxy;
+let proxy: TcpProxy;
 let watcher: Watcher;
 const config = (d: string) => `stack: watch-outage\napi_keys:\n  ci:\n    description: ${d}\n`;
 const scratch = scratchConfig("tgw-watch-outage-", { "config/main.yaml": config("before") });

@@ -5,7 +5,7 @@
  */
 import { createConnection, createServer, type Socket } from "node:net";
 
-export interface Proxy {
+export interface TcpProxy {
   /** `http://127.0.0.1:<port>` */
   url: string;
   /** Connections accepted since start, refused ones included. */
@@ -19,12 +19,12 @@ export interface Proxy {
 }
 
 /** Starts a proxy to `target` (`http://host:port`) on an ephemeral loopback port. */
-export async function startProxy(target: string): Promise<Proxy> {
+export async function startProxy(target: string): Promise<TcpProxy> {
   const { hostname, port } = new URL(target);
   const open = new Set<Socket>();
   let count = 0;
   let isDown = false;
-  const proxy: Proxy = {
+  const proxy: TcpProxy = {
     url: "",
     connections: () => count,
     down: () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { FileStateStore } from "../../src/state/index.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { callApi, scratchConfig, startWatch } from "./child.js";
-import { type Proxy, startProxy } from "./proxy.js";
+import { startProxy, type TcpProxy } from "./proxy.js";
 
 const STACK = "watch-sigterm";
 const N = 12;
@@ -20,7 +20,7 @@ const scratch = scratchConfig("tgw-watch-sigterm-", {
 });
 
 let server: TestServer;
-let proxy: Proxy;
+let proxy: TcpProxy;
 beforeAll(async () => {
   server = await startTestServer();
   proxy = await startProxy(server.url);
