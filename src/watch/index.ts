@@ -3,6 +3,7 @@
  * CLI command (src/cli/commands/watch.ts) wires it to the config layer, the engine and the API.
  */
 export { Backoff, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, retryAfterOf } from "./backoff.js";
+export { type EngineDepsOptions, engineDeps } from "./engine-deps.js";
 export type {
   ChangeAction,
   ChangeSummary,

@@ -10,10 +10,10 @@
 import { Option } from "commander";
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { configDirOf, resolveStatePath } from "../../state/index.js";
-import { engineDeps } from "../../watch/engine-deps.js";
 import {
   createLog,
   DEFAULT_BACKOFF,
+  engineDeps,
   type HealthServer,
   startHealthServer,
   WATCH_DEFAULTS,
