@@ -11,8 +11,8 @@
  *    state records as the deposed half of an unfinished replace).
  * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
  *    are orphans: the plan deletes them. A module is an orphan only when the state says tgw set it.
- * 6. State records whose object is gone are forgotten; live objects without this stack's marker and
- *    absent from the state are never touched.
+ * 6. State records whose object is gone, or now carries another stack's marker, are forgotten; live
+ *    objects without this stack's marker and absent from the state are never touched.
  *
  * With `ownership: state-only` markers are neither written nor read: rules 3 and 4 do not apply.
  */
@@ -36,6 +36,8 @@ export interface Match {
   via: "state" | "marker" | "path" | "none";
   /** The live object lacks this stack's marker for this address (ownership `marker` only). */
   needsMarker: boolean;
+  /** The object the state recorded now carries this other stack's marker (so it is not matched). */
+  takenBy?: string;
 }
 
 /** A live object this stack owns that desired state does not have: to delete. */
@@ -100,6 +102,11 @@ export function matchOwnership(input: {
     if (dups.length > 0) throw new DuplicateMarkerError(dups, desired.stack);
   }
 
+  // An object carrying another stack's marker belongs to that stack (it was imported there): a state
+  // record of this stack pointing at it is stale and is forgotten, never acted on.
+  const ours = (o: LiveObject | undefined): LiveObject | undefined =>
+    o && useMarkers && o.marker && o.marker.stack !== desired.stack ? undefined : o;
+
   const claimed = new Set<string>();
   const matches: Match[] = [];
   const pending: DesiredResource[] = [];
@@ -124,7 +131,7 @@ export function matchOwnership(input: {
     const replacing =
       record !== undefined && state.resources[resource.address + DEPOSED_SUFFIX]?.id === record.id;
     const obj =
-      record && record.kind === resource.kind && !replacing ? live.objects.get(record.id) : undefined;
+      record && record.kind === resource.kind && !replacing ? ours(live.objects.get(record.id)) : undefined;
     if (obj && obj.kind === resource.kind) {
       claimed.add(obj.id);
       matches.push({
@@ -144,7 +151,7 @@ export function matchOwnership(input: {
     const record = state.resources[resource.address];
     const rec = record ? { record } : {};
     const byMarker = marked.get(resource.address)?.[0];
-    const byState = record ? live.objects.get(record.id) : undefined;
+    const byState = record ? ours(live.objects.get(record.id)) : undefined;
     if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
       claimed.add(byMarker.id);
       matches.push({ resource, id: byMarker.id, live: byMarker, ...rec, via: "marker", needsMarker: false });
@@ -158,7 +165,11 @@ export function matchOwnership(input: {
         via: "state",
         needsMarker: needsMarker(byState, resource.address),
       });
-    } else matches.push({ resource, ...rec, via: "none", needsMarker: false });
+    } else {
+      const other = record ? live.objects.get(record.id)?.marker?.stack : undefined;
+      const takenBy = useMarkers && other !== undefined && other !== desired.stack ? { takenBy: other } : {};
+      matches.push({ resource, ...rec, via: "none", needsMarker: false, ...takenBy });
+    }
   }
   const order = new Map(resources.map((r, i) => [r.address, i]));
   matches.sort((a, b) => (order.get(a.resource.address) ?? 0) - (order.get(b.resource.address) ?? 0));
@@ -175,7 +186,7 @@ export function matchOwnership(input: {
       else if (live.readModules.has(record.id)) forget.push(record.address);
       continue;
     }
-    const obj = live.objects.get(record.id);
+    const obj = ours(live.objects.get(record.id));
     if (obj && !claimed.has(obj.id)) {
       claimed.add(obj.id);
       orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });

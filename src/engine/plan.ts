@@ -103,18 +103,20 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
   const after = desiredValues(kind, fields);
   const base = { address: m.resource.address, kind: kind.kind, dependsOn: unresolvedRefs(fields) };
   if (!m.live) {
-    const drift = m.record !== undefined;
+    const drift = m.record !== undefined && m.takenBy === undefined;
     return {
       ...base,
       action: kind.module ? "put" : "create",
       ...(kind.module ? { id: m.id } : {}),
       after,
       changedFields: Object.keys(after).sort(),
-      reason: drift
-        ? "deleted outside tgw (drift)"
-        : kind.module
-          ? "the module is not set"
-          : "not in live state",
+      reason: m.takenBy
+        ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
+        : drift
+          ? "deleted outside tgw (drift)"
+          : kind.module
+            ? "the module is not set"
+            : "not in live state",
       ...(drift ? { drift } : {}),
     };
   }

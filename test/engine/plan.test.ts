@@ -204,6 +204,22 @@ describe("plan", () => {
     expect(p.forget).toEqual(["api_keys.vanished"]);
   });
 
+  it("leaves alone an object the state records that another stack's marker now claims", () => {
+    const r = res("api_keys.ci");
+    const p = makePlan({
+      desired: desired([r]),
+      live: live([
+        key("ak_1", { metadata: encodeOther("api_keys.ci") }),
+        key("ak_2", { metadata: encodeOther("x") }),
+      ]),
+      state: state([recordOf(r, "ak_1"), recordOf(res("api_keys.gone"), "ak_2")]),
+    });
+    expect(p.changes.map((c) => [c.address, c.action, c.reason])).toEqual([
+      ["api_keys.ci", "create", 'ak_1 now belongs to stack "another-stack"'],
+    ]);
+    expect(p.forget).toEqual(["api_keys.gone"]);
+  });
+
   it("adds the ownership marker to an object matched through the state without it", () => {
     const r = res("api_keys.ci", { description: "x" });
     const p = makePlan({
