@@ -20,7 +20,10 @@ export function displayPath(cwd: string, abs: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }
 
-const CONFIG_FILE = /^[^.].*\.ya?ml$/;
+/** Whether a file name in a configuration directory is read: `*.yaml` or `*.yml`, not a dotfile. */
+export function isConfigFileName(name: string): boolean {
+  return /^[^.].*\.ya?ml$/.test(name);
+}
 
 /** Expands `paths` (relative to `cwd`); missing paths and empty directories are problems. */
 export function findConfigFiles(paths: readonly string[], cwd: string, problems: ProblemList): ConfigFiles {
@@ -43,7 +46,7 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
       continue;
     }
     const found = readdirSync(abs, { withFileTypes: true })
-      .filter((d) => d.isFile() && CONFIG_FILE.test(d.name))
+      .filter((d) => d.isFile() && isConfigFileName(d.name))
       .map((d) => resolve(abs, d.name))
       .sort();
     if (found.length === 0)

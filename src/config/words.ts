@@ -25,8 +25,15 @@ export function listWords(items: readonly string[], conjunction = "or"): string 
   return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1]}`;
 }
 
-/** The candidate closest to `word` when it is close enough to be a typo, else undefined. */
-export function closest(word: string, candidates: Iterable<string>): string | undefined {
+/**
+ * The candidate closest to `word` when it is close enough to be a typo, else undefined. Close
+ * enough: an edit distance of at most `maxDistance` (default: a third of the word, at least 1).
+ */
+export function closest(
+  word: string,
+  candidates: Iterable<string>,
+  maxDistance?: number,
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
@@ -36,7 +43,9 @@ export function closest(word: string, candidates: Iterable<string>): string | un
       bestDistance = d;
     }
   }
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+  return best !== undefined && bestDistance <= (maxDistance ?? Math.max(1, Math.floor(word.length / 3)))
+    ? best
+    : undefined;
 }
 
 /** ` (did you mean x?)` or "". */

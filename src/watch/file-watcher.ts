@@ -15,6 +15,7 @@
  */
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
+import { isConfigFileName } from "../config/files.js";
 
 /** Settings and callbacks of a `FileWatcher`. */
 export interface FileWatcherOptions {
@@ -36,7 +37,7 @@ export interface FileWatcherOptions {
 
 /** The default `isConfigFile`: what the config layer reads in a directory (src/config/files.ts). */
 export function isYamlFile(path: string): boolean {
-  return /^[^.].*\.ya?ml$/.test(basename(path));
+  return isConfigFileName(basename(path));
 }
 
 /** A debounced watcher of the configuration. `close()` it when done. */

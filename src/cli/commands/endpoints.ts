@@ -6,20 +6,9 @@
 import type { Command } from "commander";
 import { listEndpoints } from "../../engine/index.js";
 import { configDirOf } from "../../state/index.js";
-import { color } from "../output.js";
+import { table } from "../render/table.js";
 import { openTarget } from "../target.js";
 import type { RegisterCommand } from "./index.js";
-
-/** Renders rows as a table with a bold header, columns padded to their widest cell. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  return `${[color.bold(line(header)), ...rows.map(line)].join("\n")}\n`;
-}
 
 /** Registers `tgw endpoints`. */
 export const registerEndpoints: RegisterCommand = (program) => {

@@ -6,11 +6,13 @@
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
 import type { Command } from "commander";
+import { closest } from "../../config/words.js";
 import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { FileStateStore, resolveStatePath, type StateRecord, type StateSnapshot } from "../../state/index.js";
 import { parseDuration } from "../duration.js";
 import { color, colorErr } from "../output.js";
+import { table } from "../render/table.js";
 import type { RegisterCommand } from "./index.js";
 
 /** `rm` fails at once by default when another tgw holds the lock, naming it. */
@@ -158,17 +160,6 @@ export const registerState: RegisterCommand = (program) => {
   });
 };
 
-/** Left-aligned columns separated by two spaces; the header dimmed. */
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  return `${color.dim(line(header))}\n${rows.map((r) => `${line(r)}\n`).join("")}`;
-}
-
 function summary(location: string, snapshot: StateSnapshot, shown: number): string {
   const total = Object.keys(snapshot.resources).length;
   const count =
@@ -200,40 +191,14 @@ function notInState(addresses: string[], location: string, snapshot: StateSnapsh
   }
   const known = Object.keys(snapshot.resources);
   const parts = addresses.map((a) => {
-    const near = closest(a, known);
+    // Addresses share long prefixes: only a near miss (3 edits at most) is a likely typo.
+    const near = closest(a, known, 3);
     return near === undefined ? `"${a}"` : `"${a}" (did you mean "${near}"?)`;
   });
   const noun = addresses.length === 1 ? "address" : "addresses";
   return new UsageError(
     `${noun} ${parts.join(", ")} not in state ${location}; nothing was changed (\`tgw state list\` shows the addresses)`,
   );
-}
-
-/** The known address nearest to `a` (edit distance at most 3), if any. */
-function closest(a: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 4;
-  for (const k of known) {
-    const d = distance(a, k);
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
 }
 
 /**
