@@ -33,7 +33,8 @@ const formatParsers: Record<string, (value: string, what?: string) => unknown> =
 /**
  * Why `value` does not satisfy `format`, or undefined if it does (or the format is not ours).
  * Validation errors only say "must match format"; callers use this to name the cause.
- * `field` is the name the message uses for the value (default: the parser's own, e.g. `certificate_pem`).
+ * `field` is the name the message uses for the value (default `value`); a leading `<field>: ` is left out,
+ * since callers print the field's path in front of the reason.
  */
 export function explainFormat(format: string, value: unknown, field?: string): string | undefined {
   const parse = formatParsers[format];
@@ -47,11 +48,14 @@ export function explainFormat(format: string, value: unknown, field?: string): s
     }
     return undefined;
   }
+  const what = field ?? "value";
   try {
-    parse(String(value), field);
+    parse(String(value), what);
     return undefined;
   } catch (err) {
-    return (err as Error).message;
+    // Callers put the field's path in front of the reason: drop the parser's own "<field>: ".
+    const message = (err as Error).message;
+    return message.startsWith(`${what}: `) ? message.slice(what.length + 2) : message;
   }
 }
 
