@@ -10,6 +10,7 @@
  * - the leaf's public key is rsa, ecdsa (P-256/384/521) or ed25519;
  * - validity dates are reported, not enforced: an expired certificate is accepted.
  */
+
 import { type KeyObject, X509Certificate as NodeX509Certificate } from "node:crypto";
 import {
   ExtendedKeyUsageExtension,
@@ -18,6 +19,7 @@ import {
   SubjectAlternativeNameExtension,
   X509Certificate,
 } from "@peculiar/x509";
+import type { TlsCertificate } from "../model/types.gen.js";
 import { CryptoInputError } from "./errors.js";
 import { type KeyType, keyTypeOf } from "./key-type.js";
 import { readPemBlocks } from "./pem.js";
@@ -25,36 +27,25 @@ import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
 
 /**
  * The fields of SPEC.md "TLS certificate" that are derived from the leaf certificate, with the API's
- * names. Text fields are `""` when the certificate does not have them.
+ * names and types as generated from schemas/kinds/tls_certificate.schema.json. Text fields are `""`
+ * when the certificate does not have them. Value formats:
+ * - `subject_common_name`, `issuer_common_name`: the first CN; `subject_organization`,
+ *   `subject_organizational_unit`, `subject_locality`, `subject_province`, `subject_country`: the
+ *   first O, OU, L, ST and C.
+ * - `subject_alternative_names`: DNS names (wildcards kept as written) and IP addresses (IPv4
+ *   dotted, IPv6 compressed lower-case), in certificate order.
+ * - `not_before`, `not_after`: RFC 3339 UTC with second precision, e.g. `2026-01-01T00:00:00Z`.
+ * - `key_usages` in bit order, `extended_key_usages` in certificate order (names: x509-usages.ts);
+ *   `[]` without the extension.
+ * - `private_key_type`: the type of the leaf's public key, hence of the matching private key.
+ * - `serial_number`: lower-case hex of its unsigned value, two digits per byte, no leading zero
+ *   bytes (`00` for zero): what `openssl x509 -noout -serial` prints, lower-cased.
  */
-export interface CertificateInfo {
-  /** First CN of the subject. */
-  subject_common_name: string;
-  /** DNS names (wildcards kept as written, e.g. `*.app.example.com`) and IP addresses (IPv4 dotted,
-   *  IPv6 compressed lower-case) of the SubjectAltName extension, in certificate order. */
-  subject_alternative_names: { dns_names: string[]; ips: string[] };
-  /** RFC 3339 UTC with second precision, e.g. `2026-01-01T00:00:00Z`. */
-  not_before: string;
-  /** RFC 3339 UTC with second precision. */
-  not_after: string;
-  /** Key usage names in bit order (mapping: x509-usages.ts); `[]` without the extension. */
-  key_usages: string[];
-  /** Extended key usage names in certificate order (mapping: x509-usages.ts); `[]` without the extension. */
-  extended_key_usages: string[];
-  /** Type of the leaf's public key, hence of the matching private key. */
-  private_key_type: KeyType;
-  /** First CN of the issuer. */
-  issuer_common_name: string;
-  /** Serial number as lower-case hex of its unsigned value, two digits per byte, no leading zero bytes
-   *  (e.g. `0a1b`; `00` for zero): what `openssl x509 -noout -serial` prints, lower-cased. */
-  serial_number: string;
-  /** First O, OU, L, ST and C of the subject. */
-  subject_organization: string;
-  subject_organizational_unit: string;
-  subject_locality: string;
-  subject_province: string;
-  subject_country: string;
-}
+export type CertificateInfo = Omit<
+  TlsCertificate,
+  // Not from the certificate: set by the server or the caller.
+  "id" | "uri" | "created_at" | "description" | "metadata" | "certificate_pem" | "issued_at"
+>;
 
 /**
  * Parse and check a PEM certificate chain and describe its leaf.
