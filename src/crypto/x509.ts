@@ -21,7 +21,7 @@ import {
 } from "@peculiar/x509";
 import type { TlsCertificate } from "../model/types.gen.js";
 import { CryptoInputError } from "./errors.js";
-import { type KeyType, keyTypeOf } from "./key-type.js";
+import { keyTypeOf } from "./key-type.js";
 import { readPemBlocks } from "./pem.js";
 import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
 
