@@ -36,3 +36,11 @@ export function reportError(err: unknown, opts: { debug: boolean }): number {
   }
   return ExitCode.error;
 }
+
+/**
+ * The `Examples:` block of a command's `--help`: one `$ tgw ...` line per example, an optional
+ * `# comment` after it.
+ */
+export function helpExamples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}`;
+}

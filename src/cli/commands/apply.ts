@@ -25,7 +25,7 @@ import {
 } from "../../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { parseDuration } from "../duration.js";
-import { color, colorErr } from "../output.js";
+import { color, colorErr, helpExamples } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { applySummary, progressLine } from "../render/progress.js";
@@ -71,6 +71,14 @@ export const registerApply: RegisterCommand = (program) => {
     program
       .command("apply")
       .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
+      .addHelpText(
+        "after",
+        helpExamples(
+          "tgw apply -f infra/",
+          "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
+          "tgw apply tgw.plan                                  # exactly what was reviewed",
+        ),
+      )
       .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
   )
     .option(

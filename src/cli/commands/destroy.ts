@@ -4,6 +4,7 @@
  * confirmation (`--auto-approve` for CI). prevent_destroy and `--max-deletes` still apply.
  */
 
+import { helpExamples } from "../output.js";
 import { type ApplyFlags, runApply, withApplyOptions } from "./apply.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -14,7 +15,8 @@ export const registerDestroy: RegisterCommand = (program) => {
       .command("destroy")
       .description(
         "delete every object this stack owns (the configuration still names the stack and prevent_destroy)",
-      ),
+      )
+      .addHelpText("after", helpExamples("tgw destroy -f infra/", "tgw destroy -f infra/ --auto-approve")),
   ).action(async (opts: ApplyFlags) => {
     await runApply(opts, { destroy: true });
   });

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { listEndpoints } from "../../engine/index.js";
 import { configDirOf } from "../../state/index.js";
+import { helpExamples } from "../output.js";
 import { table } from "../render/table.js";
 import { openTarget } from "../target.js";
 import type { RegisterCommand } from "./index.js";
@@ -15,6 +16,13 @@ export const registerEndpoints: RegisterCommand = (program) => {
   program
     .command("endpoints")
     .description("list the active endpoints (id, type, proto, public URL, hostport)")
+    .addHelpText(
+      "after",
+      helpExamples(
+        "tgw endpoints",
+        "TGW_API_URL=https://api.example.com TGW_API_KEY=... tgw endpoints --json",
+      ),
+    )
     .option(
       "-f, --file <path>",
       "configuration file or directory (only locates the embedded server's data under .tgw/)",

@@ -6,7 +6,7 @@
  */
 import { importResource } from "../../engine/index.js";
 import { parseDuration } from "../duration.js";
-import { color } from "../output.js";
+import { color, helpExamples } from "../output.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import { type CommonOptions, withConfig } from "./plan.js";
@@ -21,6 +21,13 @@ export const registerImport: RegisterCommand = (program) => {
     program
       .command("import")
       .description("adopt an existing object as ADDRESS of the configuration (writes its ownership marker)")
+      .addHelpText(
+        "after",
+        helpExamples(
+          "tgw import api_keys.legacy ak_2Ab3Cd -f infra/",
+          "tgw import edges.tls.edgtls_123.backend -f infra/   # a module: its address is its identity",
+        ),
+      )
       .argument("<address>", "address in the configuration, e.g. api_keys.ci")
       .argument("[id]", "id of the live object, e.g. ak_123 (modules: omit, their path is their id)"),
   )

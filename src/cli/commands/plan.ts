@@ -22,7 +22,7 @@ import {
   type SavedPlanCheck,
 } from "../../engine/index.js";
 import { ExitCode, UsageError } from "../../errors.js";
-import { color } from "../output.js";
+import { color, helpExamples } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
@@ -149,7 +149,16 @@ export const registerPlan: RegisterCommand = (program) => {
     withConfig(
       program
         .command("plan")
-        .description("show the changes that would make live state equal the configuration (changes nothing)"),
+        .description("show the changes that would make live state equal the configuration (changes nothing)")
+        .addHelpText(
+          "after",
+          helpExamples(
+            "tgw plan -f infra/",
+            "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+            "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+            "tgw plan -f infra/ --json",
+          ),
+        ),
     ),
   )
     .option("--json", "print the plan as JSON (format in docs/plan.md)")

@@ -8,7 +8,7 @@
  */
 import { TgwError, UsageError } from "../../errors.js";
 import { startServer } from "../../server/server.js";
-import { color } from "../output.js";
+import { color, helpExamples } from "../output.js";
 import type { RegisterCommand } from "./index.js";
 
 interface ServeOptions {
@@ -31,6 +31,14 @@ export const registerServe: RegisterCommand = (program) => {
   program
     .command("serve")
     .description("run the reference implementation of the API (try tgw with nothing else installed; tests)")
+    .addHelpText(
+      "after",
+      helpExamples(
+        "tgw serve",
+        "tgw serve --port 8080 --data api.sqlite --fixtures examples/fixtures.yaml",
+        "tgw serve --rate-limit 120/60s --faults 503=0.1,429=0.05",
+      ),
+    )
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <port>", "port to listen on (0: any free port)", String(DEFAULT_SERVE_PORT))
     .option("--data <path>", "SQLite file that keeps everything across restarts (default: in memory)")

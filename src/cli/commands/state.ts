@@ -11,7 +11,7 @@ import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { FileStateStore, resolveStatePath, type StateRecord, type StateSnapshot } from "../../state/index.js";
 import { parseDuration } from "../duration.js";
-import { color, colorErr } from "../output.js";
+import { color, colorErr, helpExamples } from "../output.js";
 import { table } from "../render/table.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -56,6 +56,7 @@ export const registerState: RegisterCommand = (program) => {
     state
       .command("list")
       .description("list the managed addresses, or those matching the given addresses or collections")
+      .addHelpText("after", helpExamples("tgw state list -f infra/", "tgw state list api_keys --json"))
       .argument("[address...]", "addresses or collections (`api_keys`) to show")
       .option("--json", "print JSON (documented in docs/state.md)"),
   ).action(async (filters: string[], opts: LocateOptions & { json?: boolean }) => {
@@ -105,6 +106,10 @@ export const registerState: RegisterCommand = (program) => {
     state
       .command("show")
       .description("show what the state records about one address")
+      .addHelpText(
+        "after",
+        helpExamples("tgw state show api_keys.ci -f infra/", "tgw state show api_keys.ci --json"),
+      )
       .argument("<address>", "e.g. api_keys.ci-deployer")
       .option("--json", "print the record as stored"),
   ).action(async (address: string, opts: LocateOptions & { json?: boolean }) => {
@@ -123,6 +128,13 @@ export const registerState: RegisterCommand = (program) => {
     state
       .command("rm")
       .description("forget addresses without deleting anything live (takes the state lock)")
+      .addHelpText(
+        "after",
+        helpExamples(
+          "tgw state rm api_keys.legacy -f infra/",
+          "tgw state rm api_keys.a api_keys.b --lock-timeout 30s",
+        ),
+      )
       .argument("<address...>", "addresses to forget")
       .option(
         "--lock-timeout <duration>",

@@ -11,7 +11,7 @@
 
 import { displayPath } from "../../config/files.js";
 import { ConfigError, loadConfig } from "../../config/index.js";
-import { color } from "../output.js";
+import { color, helpExamples } from "../output.js";
 import type { RegisterCommand } from "./index.js";
 
 interface ValidateOptions {
@@ -27,6 +27,14 @@ export const registerValidate: RegisterCommand = (program) => {
     .command("validate")
     .description(
       "check the configuration without calling the API; prints every problem with its file:line:col",
+    )
+    .addHelpText(
+      "after",
+      helpExamples(
+        "tgw validate -f infra/",
+        "tgw validate -f infra/base.yaml -f infra/prod.yaml",
+        "tgw validate -f infra/ --json   # for machines",
+      ),
     )
     .option(
       "-f, --file <path>",
