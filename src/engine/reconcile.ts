@@ -94,7 +94,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     } catch (err) {
       if (!(err instanceof LockTimeoutError) || timeoutMs === 0) throw err;
       emit({ type: "lock_waiting", location: store.location });
-      return store.lock({ timeoutMs, holder });
+      return store.lock({ timeoutMs, holder, ...(signal ? { signal } : {}) });
     }
   };
 

@@ -70,9 +70,16 @@ export class FileLock {
    * `holder` names what the taker runs (`tgw apply`); pid, host and time are added.
    * `onLost` is called if the lock is later taken over by someone else while held.
    * @returns an `Unlock` that is safe to call more than once.
-   * @throws LockTimeoutError naming the holder when the wait runs out; StateIoError on a system error.
+   * An aborted `signal` ends the wait at once.
+   * @throws LockTimeoutError naming the holder when the wait runs out; StateIoError on a system error;
+   *   `signal.reason` when aborted.
    */
-  async acquire(opts: { timeoutMs: number; holder: string; onLost?: (err: Error) => void }): Promise<Unlock> {
+  async acquire(opts: {
+    timeoutMs: number;
+    holder: string;
+    signal?: AbortSignal;
+    onLost?: (err: Error) => void;
+  }): Promise<Unlock> {
     const { location, staleMs, warn } = this.#opts;
     try {
       await mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
@@ -85,6 +92,7 @@ export class FileLock {
     let lost = false;
 
     for (;;) {
+      opts.signal?.throwIfAborted();
       const before = await statOrUndefined(this.lockPath);
       let release: () => Promise<void>;
       try {
@@ -120,7 +128,13 @@ export class FileLock {
         }
         const now = Date.now();
         if (now >= deadline) throw new LockTimeoutError(location, info, Math.max(0, opts.timeoutMs));
-        await sleep(Math.min(delay, deadline - now));
+        await sleep(
+          Math.min(delay, deadline - now),
+          undefined,
+          opts.signal ? { signal: opts.signal } : {},
+        ).catch((err: unknown) => {
+          throw opts.signal?.aborted ? opts.signal.reason : err;
+        });
         delay = Math.min(delay * 2, MAX_POLL_MS);
         continue;
       }

@@ -131,7 +131,7 @@ export class FileStateStore implements StateStore {
    * @throws LockTimeoutError naming the holder: `state .tgw/state.json is locked by tgw apply (pid 1234 on
    * host-a, since 10:02:11); waited 30s`.
    */
-  async lock(opts: { timeoutMs: number; holder: string }): Promise<Unlock> {
+  async lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock> {
     const release = await this.#lock.acquire({
       ...opts,
       onLost: () => {

@@ -63,7 +63,8 @@ export interface StateStore {
    * Takes the exclusive lock of this state, waiting up to `timeoutMs` (0: fail at once).
    * `holder` names the taker's command (`tgw apply`); the store adds pid, host and time, and shows all
    * of it to whoever waits (`locked by tgw apply (pid 123 on host-a, since 10:02:11)`).
-   * @throws LockTimeoutError naming the current holder when the wait runs out.
+   * An aborted `signal` stops the wait (`tgw watch` shutting down must not sit out the timeout).
+   * @throws LockTimeoutError naming the current holder when the wait runs out; `signal.reason` when aborted.
    */
-  lock(opts: { timeoutMs: number; holder: string }): Promise<Unlock>;
+  lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock>;
 }

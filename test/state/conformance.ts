@@ -284,6 +284,21 @@ export function describeStateStoreConformance(
         expect((err as Error).message).toMatch(/waited 0\.4s/);
       });
 
+      it("stops waiting as soon as the signal is aborted, with the signal's reason", async () => {
+        const t = await target();
+        unlocks.push(await t.open().lock({ timeoutMs: 0, holder: "tgw apply" }));
+        const controller = new AbortController();
+        const reason = new Error("shutting down");
+        setTimeout(() => controller.abort(reason), 100);
+        const started = Date.now();
+        const err = await t
+          .open()
+          .lock({ timeoutMs: 10_000, holder: "tgw watch", signal: controller.signal })
+          .catch((e: unknown) => e);
+        expect(err).toBe(reason);
+        expect(Date.now() - started).toBeLessThan(2_000);
+      });
+
       it("unlock is idempotent and never releases a later holder's lock", async () => {
         const t = await target();
         const unlockA = await t.open().lock({ timeoutMs: 0, holder: "a" });
