@@ -15,7 +15,7 @@ import { mkdir, rm, stat, utimes } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { lock as properLock } from "proper-lockfile";
-import { describeHolder, LockTimeoutError, StateIoError } from "./errors.js";
+import { describeHolder, type LockHolder, LockTimeoutError, StateIoError } from "./errors.js";
 import { holderIsGone, lockIdOf, readLockInfo, writeLockInfo } from "./lock-info.js";
 import type { Unlock } from "./store.js";
 
@@ -24,6 +24,11 @@ export const DEFAULT_STALE_MS = 10_000;
 
 const FIRST_POLL_MS = 25;
 const MAX_POLL_MS = 1_000;
+/**
+ * How long a taker that gives up waits for the holder's description to appear: a holder writes it
+ * just after creating the lock directory, and a message naming the holder is worth a short wait.
+ */
+const DESCRIPTION_GRACE_MS = 500;
 
 /** Lock directories this process holds, by absolute path (to judge descriptions carrying our pid). */
 const heldHere = new Set<string>();
@@ -63,6 +68,22 @@ export class FileLock {
     this.lockPath = `${this.#file}.lock`;
     this.infoPath = `${this.#file}.lock-info`;
     this.#opts = { staleMs: DEFAULT_STALE_MS, ...opts };
+  }
+
+  /**
+   * The description of the holder of the lock directory `current`: `info` if it is that holder's,
+   * else what that holder writes within `DESCRIPTION_GRACE_MS` (it has just taken the lock), else
+   * undefined (a description left by an earlier holder would name the wrong process).
+   */
+  async #describeHolder(info: LockHolder | undefined, current: Stats): Promise<LockHolder | undefined> {
+    const id = lockIdOf(current);
+    const until = Date.now() + DESCRIPTION_GRACE_MS;
+    let described = info;
+    while (described?.lockId !== id && Date.now() < until) {
+      await sleep(20);
+      described = await readLockInfo(this.infoPath);
+    }
+    return described?.lockId === id ? described : undefined;
   }
 
   /**
@@ -127,7 +148,10 @@ export class FileLock {
           continue;
         }
         const now = Date.now();
-        if (now >= deadline) throw new LockTimeoutError(location, info, Math.max(0, opts.timeoutMs));
+        if (now >= deadline) {
+          const holder = current ? await this.#describeHolder(info, current) : info;
+          throw new LockTimeoutError(location, holder, Math.max(0, opts.timeoutMs));
+        }
         await sleep(
           Math.min(delay, deadline - now),
           undefined,

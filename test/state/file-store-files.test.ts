@@ -300,6 +300,30 @@ describe("the lock file", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("taken an instant ago is named in the message even before its holder has described itself", async () => {
+    // The holder creates the lock directory, then writes its description: a taker that gives up in
+    // between waits briefly for the description instead of saying nobody described the lock.
+    await mkdir(join(dir, ".tgw", "state.json.lock"), { recursive: true });
+    const lockStat = await stat(`${path}.lock`);
+    setTimeout(() => {
+      void writeFile(
+        `${path}.lock-info`,
+        JSON.stringify({
+          holder: "tgw apply",
+          pid: 4242,
+          hostname: "build-agent-7",
+          since: new Date().toISOString(),
+          lockId: lockIdOf(lockStat),
+        }),
+      );
+    }, 100);
+    const err = await open()
+      .lock({ timeoutMs: 0, holder: "tgw apply" })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LockTimeoutError);
+    expect((err as Error).message).toMatch(/is locked by tgw apply \(pid 4242 on build-agent-7, since/);
+  });
+
   it("that is no longer refreshed is taken over as stale, with a warning", async () => {
     await fakeHolder({ host: "build-agent-7", ageMs: 60_000 });
     unlocks.push(await open().lock({ timeoutMs: 0, holder: "tgw apply" }));
