@@ -1,29 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, type ApiClientOptions, ApiError, type ResponseEvent } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
+import { ApiError, type ResponseEvent } from "../../src/client/index.js";
 import { TgwError } from "../../src/errors.js";
-import { errorBody, json, send, startServer, type TestServer } from "./server.js";
+import { errorBody, json, send, type TestServer, useHarness } from "./server.js";
 
 const KEY = "tgw_secret_key_123";
-const servers: TestServer[] = [];
-const clients: ApiClient[] = [];
-
-async function setup(opts: Partial<ApiClientOptions> = {}, path = "") {
-  const server = await startServer();
-  servers.push(server);
-  const client = new ApiClient({
-    baseUrl: server.url + path,
-    apiKey: KEY,
-    retry: { baseDelayMs: 5 },
-    ...opts,
-  });
-  clients.push(client);
-  return { server, client };
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { setup, server: startTracked } = useHarness({ apiKey: KEY, retry: { baseDelayMs: 5 } });
 
 describe("requests", () => {
   it("sends auth and version headers, JSON body with content type, and parses JSON", async () => {
@@ -171,8 +152,7 @@ describe("lists", () => {
 
   it("refuses a next_page_uri on another origin, never sending the key there", async () => {
     const { server, client } = await setup();
-    const other = await startServer(json(200, { keys: [], next_page_uri: null }));
-    servers.push(other);
+    const other = await startTracked(json(200, { keys: [], next_page_uri: null }));
     server.handler = json(200, {
       keys: [{ id: "ak_1" }],
       next_page_uri: `${other.url}/api_keys?before_id=ak_1`,

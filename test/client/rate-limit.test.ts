@@ -1,15 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
 import { isLoopbackHost, PRODUCTION_RATE_LIMIT, resolveRateLimit } from "../../src/client/rate-limit.js";
-import { json, startServer, type TestServer } from "./server.js";
+import { json, useHarness } from "./server.js";
 
-const servers: TestServer[] = [];
-const clients: ApiClient[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const harness = useHarness({ apiKey: "k" });
 
 /** Largest number of arrivals inside any window of `windowMs` (sliding, anchored on each arrival). */
 function busiestWindow(times: number[], windowMs: number): number {
@@ -24,14 +17,8 @@ function busiestWindow(times: number[], windowMs: number): number {
 
 describe("rate limiter", () => {
   it("keeps a burst of 50 calls within 10 per 200 ms", async () => {
-    const server = await startServer(json(200, { ok: true }));
-    servers.push(server);
-    const client = new ApiClient({
-      baseUrl: server.url,
-      apiKey: "k",
-      rateLimit: { requests: 10, windowMs: 200 },
-    });
-    clients.push(client);
+    const server = await harness.server(json(200, { ok: true }));
+    const client = harness.client({ baseUrl: server.url, rateLimit: { requests: 10, windowMs: 200 } });
 
     const started = performance.now();
     await Promise.all(Array.from({ length: 50 }, (_, i) => client.get(`/api_keys/ak_${i}`)));
@@ -51,21 +38,18 @@ describe("rate limiter", () => {
   });
 
   it("counts retries against the limit", async () => {
-    const server = await startServer();
-    servers.push(server);
+    const server = await harness.server();
     let n = 0;
     server.handler = (_req, res) => {
       n += 1;
       res.writeHead(n === 1 ? 503 : 200, { "content-type": "application/json" });
       res.end("{}");
     };
-    const client = new ApiClient({
+    const client = harness.client({
       baseUrl: server.url,
-      apiKey: "k",
       rateLimit: { requests: 1, windowMs: 300 },
       retry: { baseDelayMs: 1, maxDelayMs: 1 },
     });
-    clients.push(client);
     const started = performance.now();
     await client.get("/a");
     // First attempt at 0, retry waits for the next window.

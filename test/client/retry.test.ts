@@ -1,28 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, type ApiClientOptions, ApiError, NetworkError } from "../../src/client/index.js";
+import { describe, expect, it } from "vitest";
+import { ApiError, NetworkError } from "../../src/client/index.js";
 import { backoffDelay, parseRetryAfter } from "../../src/client/retry.js";
-import { destroySocket, errorBody, json, sequence, startServer, type TestServer } from "./server.js";
+import { destroySocket, errorBody, json, sequence, useHarness } from "./server.js";
 
-const servers: TestServer[] = [];
-const clients: ApiClient[] = [];
-
-async function setup(opts: Partial<ApiClientOptions> = {}) {
-  const server = await startServer();
-  servers.push(server);
-  const client = new ApiClient({
-    baseUrl: server.url,
-    apiKey: "k",
-    retry: { retries: 3, baseDelayMs: 20, maxDelayMs: 100 },
-    ...opts,
-  });
-  clients.push(client);
-  return { server, client };
-}
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { setup } = useHarness({ apiKey: "k", retry: { retries: 3, baseDelayMs: 20, maxDelayMs: 100 } });
 
 const unavailable = json(503, errorBody(503, "TGW_5030", "service unavailable"));
 const ok = json(200, { id: "ak_1" });

@@ -4,6 +4,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
+import { ApiClient, type ApiClientOptions } from "../../src/client/index.js";
 
 export interface Seen {
   method: string;
@@ -93,3 +95,32 @@ export function sequence(...handlers: Handler[]): Handler {
 export const destroySocket: Handler = (req) => {
   req.socket.destroy();
 };
+
+/**
+ * The servers and clients of one test file, all closed after each test (registers `afterEach`).
+ * `setup(opts, path)` starts a server and a client of it (`defaults`, then `opts`, base URL
+ * `server.url + path`); `server()` and `client()` start one alone.
+ */
+export function useHarness(defaults: Omit<ApiClientOptions, "baseUrl">) {
+  const servers: TestServer[] = [];
+  const clients: ApiClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const server = async (handler?: Handler): Promise<TestServer> => {
+    const s = await startServer(handler);
+    servers.push(s);
+    return s;
+  };
+  const client = (opts: Partial<ApiClientOptions> & { baseUrl: string }): ApiClient => {
+    const c = new ApiClient({ ...defaults, ...opts });
+    clients.push(c);
+    return c;
+  };
+  const setup = async (opts: Partial<ApiClientOptions> = {}, path = "") => {
+    const s = await server();
+    return { server: s, client: client({ ...opts, baseUrl: s.url + path }) };
+  };
+  return { setup, server, client };
+}
