@@ -130,6 +130,9 @@ function describeError(err: ErrorObject, root: JsonSchema, data: unknown): strin
     return `${field}: key ${JSON.stringify(propertyName)} must be ${hint ?? "a valid name"}`;
   }
   const subject = segments.length === 0 ? "the request body" : field;
+  // Messages echo the offending value, except a secret's (DECISIONS.md section 3.4): the CLI prints them.
+  const secret = (node?.["x-tgw"] as { secret?: boolean } | undefined)?.secret === true;
+  const got = secret ? "(sensitive)" : JSON.stringify(value);
   switch (err.keyword) {
     case "additionalProperties":
       return `unknown field ${JSON.stringify(joinField(segments, String(p.additionalProperty)))}`;
@@ -146,20 +149,20 @@ function describeError(err: ErrorObject, root: JsonSchema, data: unknown): strin
         ? `${subject} must not be empty`
         : `${subject} must be at least ${p.limit} characters`;
     case "enum":
-      return `${subject} must be one of ${(p.allowedValues as unknown[]).map((v) => String(v)).join(", ")} (got ${JSON.stringify(value)})`;
+      return `${subject} must be one of ${(p.allowedValues as unknown[]).map((v) => String(v)).join(", ")} (got ${got})`;
     case "minItems":
       return `${subject} must have at least ${p.limit} item${p.limit === 1 ? "" : "s"}`;
     case "maxItems":
       return `${subject} must have at most ${p.limit} items`;
     case "minimum":
     case "maximum":
-      return `${subject} must be ${err.keyword === "minimum" ? "at least" : "at most"} ${p.limit} (got ${JSON.stringify(value)})`;
+      return `${subject} must be ${err.keyword === "minimum" ? "at least" : "at most"} ${p.limit} (got ${got})`;
     case "pattern": {
       const hint = (node?.["x-tgw"] as { hint?: string } | undefined)?.hint;
-      return `${subject} must be ${hint ?? `a string matching ${p.pattern}`} (got ${JSON.stringify(value)})`;
+      return `${subject} must be ${hint ?? `a string matching ${p.pattern}`} (got ${got})`;
     }
     case "format":
-      return formatMessage(String(p.format), subject, value);
+      return formatMessage(String(p.format), subject, value, got);
     case "exactlyOneOf":
       return `${subject}: ${err.message}`;
     default:
@@ -167,7 +170,7 @@ function describeError(err: ErrorObject, root: JsonSchema, data: unknown): strin
   }
 }
 
-function formatMessage(format: string, field: string, value: unknown): string {
+function formatMessage(format: string, field: string, value: unknown, got: string): string {
   const parse = formatReasons[format];
   if (parse) {
     try {
@@ -186,9 +189,9 @@ function formatMessage(format: string, field: string, value: unknown): string {
     return `${field} is not a valid regular expression`;
   }
   if (format === "date-time") {
-    return `${field} must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z (got ${JSON.stringify(value)})`;
+    return `${field} must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z (got ${got})`;
   }
-  if (format === "uri") return `${field} must be an absolute URL (got ${JSON.stringify(value)})`;
+  if (format === "uri") return `${field} must be an absolute URL (got ${got})`;
   return `${field} must be a valid ${format}`;
 }
 
