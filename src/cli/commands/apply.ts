@@ -33,7 +33,7 @@ import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
   type CommonOptions,
-  parseCount,
+  parsePositiveCount,
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
@@ -54,7 +54,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags {
 export function withApplyOptions(cmd: Command): Command {
   return withSafety(withConfig(cmd))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
-    .option("--parallelism <n>", "API calls in flight at once (default 4)", parseCount)
+    .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
       "--lock-timeout <duration>",
       "how long to wait for the state lock, e.g. 30s (default 0s: fail at once)",
@@ -203,7 +203,7 @@ export async function runApply(
         destroy,
         ...(saved ? saved.safety : safetyOptions(opts)),
         ...(destroy ? { allowEmpty: true } : {}),
-        ...(opts.parallelism !== undefined ? { parallelism: Math.max(1, opts.parallelism) } : {}),
+        ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
         lockTimeoutMs,
         lockHolder: holder(destroy ? "destroy" : "apply"),
         lockScope: "run",

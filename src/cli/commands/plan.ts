@@ -72,6 +72,13 @@ export function parseCount(text: string): number {
   return n;
 }
 
+/** Parses a whole number option of at least 1 (`--parallelism`). */
+export function parsePositiveCount(text: string): number {
+  const n = parseCount(text);
+  if (n < 1) throw new UsageError(`expected a whole number of at least 1, got "${text}"`);
+  return n;
+}
+
 /** The safety options of the engine from the flags. */
 export function safetyOptions(flags: SafetyFlags): SafetyOptions {
   return {

@@ -116,7 +116,7 @@ export const registerState: RegisterCommand = (program) => {
     const store = openStore(opts);
     const snapshot = await store.read();
     const record = snapshot.resources[address];
-    if (record === undefined) throw notInState([address], store.location, snapshot);
+    if (record === undefined) throw notInState([address], store.location, snapshot, false);
     if (opts.json) {
       process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
       return;
@@ -195,7 +195,12 @@ function showRecord(r: StateRecord): string {
   return rows.map(([k, v]) => `${color.dim(k.padEnd(width))}  ${v}\n`).join("");
 }
 
-function notInState(addresses: string[], location: string, snapshot: StateSnapshot): UsageError {
+function notInState(
+  addresses: string[],
+  location: string,
+  snapshot: StateSnapshot,
+  changing = true,
+): UsageError {
   if (snapshot.serial === 0) {
     return new UsageError(
       `no state at ${location}: nothing has been applied with it yet (use --state or -f?)`,
@@ -209,7 +214,7 @@ function notInState(addresses: string[], location: string, snapshot: StateSnapsh
   });
   const noun = addresses.length === 1 ? "address" : "addresses";
   return new UsageError(
-    `${noun} ${parts.join(", ")} not in state ${location}; nothing was changed (\`tgw state list\` shows the addresses)`,
+    `${noun} ${parts.join(", ")} not in state ${location}${changing ? "; nothing was changed" : ""} (\`tgw state list\` shows the addresses)`,
   );
 }
 

@@ -25,7 +25,7 @@ import { openTarget } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
   type CommonOptions,
-  parseCount,
+  parsePositiveCount,
   type SafetyFlags,
   safetyOptions,
   withConfig,
@@ -68,7 +68,11 @@ export const registerWatch: RegisterCommand = (program) => {
     )
     .option("--backoff-max <duration>", "longest wait between attempts while the API keeps failing", "5m")
     .option("--lock-timeout <duration>", "how long an apply waits for the state lock", "10s")
-    .option("--parallelism <n>", "API calls in flight at once during an apply (default 4)", parseCount)
+    .option(
+      "--parallelism <n>",
+      "API calls in flight at once during an apply (default 4)",
+      parsePositiveCount,
+    )
     .option("--poll", "poll file stats instead of OS file events (network file systems, some mounts)")
     .addHelpText(
       "after",
@@ -116,7 +120,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
       api: target.api,
       safety: safetyOptions(flags),
       lockTimeoutMs,
-      ...(flags.parallelism === undefined ? {} : { parallelism: Math.max(1, flags.parallelism) }),
+      ...(flags.parallelism === undefined ? {} : { parallelism: flags.parallelism }),
       emit,
     });
     const watch = new WatchLoop({

@@ -190,7 +190,7 @@ describe("tgw state show", () => {
     const run = await tgw(["state", "show", "api_keys.cj"], dir);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `Error [usage]: address "api_keys.cj" (did you mean "api_keys.ci"?) not in state ${join(".tgw", "state.json")}; nothing was changed (\`tgw state list\` shows the addresses)\n`,
+      `Error [usage]: address "api_keys.cj" (did you mean "api_keys.ci"?) not in state ${join(".tgw", "state.json")} (\`tgw state list\` shows the addresses)\n`,
     );
   });
 });
