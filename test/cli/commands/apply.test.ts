@@ -105,4 +105,12 @@ describe("examples/complete", () => {
     expect(out.stderr).toMatch(/Error \[config\]/);
     expect(server.requests).toEqual([]);
   });
+
+  it("refuses --parallelism 0 before calling the API", async () => {
+    server.resetRequests();
+    const out = await run(["apply", "-f", "examples/complete", "--auto-approve", "--parallelism", "0"]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('Error [usage]: expected a whole number of at least 1, got "0"');
+    expect(server.requests).toEqual([]);
+  });
 });
