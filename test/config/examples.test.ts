@@ -34,7 +34,10 @@ describe("examples", () => {
 
   // examples/complete is one configuration split over files that refer to each other.
   it.each(files.filter((f) => f.startsWith("examples/kinds/")))("%s is valid on its own", async (file) => {
-    await expect(loadExample(file)).resolves.toBeDefined();
+    const { desired } = await loadExample(file);
+    // examples/kinds/<kind>.yaml shows that kind.
+    const kind = file.replace(/^examples\/kinds\/(.+)\.yaml$/, "$1");
+    expect(desired.resources.map((r) => r.kind)).toContain(kind);
   });
 
   it.each(dirs)("%s is valid as one configuration (every file in it)", async (dir) => {
