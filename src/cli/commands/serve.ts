@@ -7,7 +7,7 @@
  * (pino, JSON lines) goes to stderr and never holds a token, key or body.
  */
 import { TgwError, UsageError } from "../../errors.js";
-import { startServer } from "../../server/server.js";
+import type { startServer } from "../../server/server.js";
 import { color, helpExamples } from "../output.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -69,7 +69,9 @@ Environment:
       const bootstrapToken = process.env.TGW_BOOTSTRAP_TOKEN;
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        server = await startServer({
+        // Loaded only here: Fastify and SQLite are not needed by the other commands' start-up.
+        const { startServer: start } = await import("../../server/server.js");
+        server = await start({
           host: opts.host,
           port,
           ...(opts.data === undefined ? {} : { dataPath: opts.data }),
