@@ -14,6 +14,7 @@ import type { StateRecord, StateStore } from "../state/store.js";
 import { objectPath } from "./apply.js";
 import { ImportError } from "./errors.js";
 import { valuesFingerprint } from "./fingerprint.js";
+import { liveMetadataOf } from "./live.js";
 import { liveValues } from "./normalize.js";
 import { modulePath } from "./ownership.js";
 
@@ -89,8 +90,8 @@ export async function importResource(input: ImportInput): Promise<ImportResult> 
     if (other) throw new ImportError(`${id} is already managed as ${other.address}`);
 
     let markerWritten = false;
-    if (!kind.module && desired.ownership === "marker") {
-      const { marker, user } = decodeMetadata(typeof raw.metadata === "string" ? raw.metadata : "");
+    if (kind.metadataField && desired.ownership === "marker") {
+      const { marker, user } = liveMetadataOf(kind, raw) ?? decodeMetadata("");
       if (marker && marker.stack !== desired.stack) {
         throw new ImportError(
           `${id} belongs to stack "${marker.stack}" (as ${marker.address}); it cannot join "${desired.stack}" too`,
@@ -102,7 +103,7 @@ export async function importResource(input: ImportInput): Promise<ImportResult> 
       if (!marker) {
         const listKey = kind.listKey as string;
         for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, { limit: 100 })) {
-          const m = typeof item.metadata === "string" ? decodeMetadata(item.metadata).marker : undefined;
+          const m = liveMetadataOf(kind, item)?.marker;
           if (m?.stack === desired.stack && m.address === address && item.id !== id) {
             throw new ImportError(
               `${address} is already ${String(item.id)} (it carries the marker); delete one of them first`,
@@ -110,7 +111,10 @@ export async function importResource(input: ImportInput): Promise<ImportResult> 
           }
         }
         raw = await api.patch<Record<string, unknown>>(objectPath(kind, id), {
-          metadata: encodeMetadata(user === "" ? undefined : user, { stack: desired.stack, address }),
+          [kind.metadataField]: encodeMetadata(user === "" ? undefined : user, {
+            stack: desired.stack,
+            address,
+          }),
         });
         markerWritten = true;
       }

@@ -17,11 +17,12 @@
 import pLimit from "p-limit";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
-import { decodeMetadata, getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
+import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
 import { type Change, isChange, type Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome, CreateFailedError } from "./errors.js";
 import { type EventHandler, emitter, type StepOp } from "./events.js";
 import type { StateJournal } from "./journal.js";
+import { liveMetadataOf } from "./live.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
 import { buildRecord, deposedRecord, sameRecord } from "./records.js";
 import { resolveRefs } from "./refs.js";
@@ -317,8 +318,8 @@ async function findByMarker(
     for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey as string, {
       limit: 100,
     })) {
-      if (item.id === exclude || typeof item.metadata !== "string") continue;
-      const m = decodeMetadata(item.metadata).marker;
+      if (item.id === exclude) continue;
+      const m = liveMetadataOf(kind, item)?.marker;
       if (m?.stack === marker.stack && m.address === marker.address) return String(item.id);
     }
   } catch {

@@ -3,7 +3,13 @@
  * Collection objects are keyed by id (ids are unique across kinds thanks to their prefixes); modules by
  * their API path (their identity, DECISIONS.md section 3.3).
  */
-import { canonicalJson, decodeMetadata, getKind, type OwnershipMarker } from "../model/index.js";
+import {
+  canonicalJson,
+  decodeMetadata,
+  getKind,
+  type KindDescriptor,
+  type OwnershipMarker,
+} from "../model/index.js";
 import { sha256 } from "./fingerprint.js";
 import { liveValues } from "./normalize.js";
 
@@ -40,9 +46,21 @@ export function emptyLiveState(): LiveState {
   };
 }
 
-/** Builds a `LiveObject` from a response body, decoding the marker from `metadata`. */
+/**
+ * The live metadata of a response body split into the ownership marker and the user's part
+ * (`decodeMetadata`), read from the kind's marker-carrying field; undefined when the kind has none.
+ */
+export function liveMetadataOf(
+  kind: KindDescriptor,
+  raw: Record<string, unknown>,
+): ReturnType<typeof decodeMetadata> | undefined {
+  const text = kind.metadataField ? raw[kind.metadataField] : undefined;
+  return typeof text === "string" ? decodeMetadata(text) : undefined;
+}
+
+/** Builds a `LiveObject` from a response body, decoding its ownership marker. */
 export function liveObject(kind: string, id: string, raw: Record<string, unknown>): LiveObject {
-  const marker = typeof raw.metadata === "string" ? decodeMetadata(raw.metadata).marker : undefined;
+  const marker = liveMetadataOf(getKind(kind), raw)?.marker;
   return marker ? { kind, id, raw, marker } : { kind, id, raw };
 }
 

@@ -125,7 +125,9 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
   const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
   const common = { ...base, id: m.id as string, before, after, ...(drift ? { drift } : {}) };
   const adopted = m.via === "marker" ? { adopted: true } : {};
-  if (m.needsMarker && !changed.includes("metadata")) changed = [...changed, "metadata"].sort();
+  const markerField = kind.metadataField;
+  if (m.needsMarker && markerField && !changed.includes(markerField))
+    changed = [...changed, markerField].sort();
   if (changed.length === 0) {
     return {
       ...common,
@@ -149,7 +151,11 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
     };
   }
   const markerOnly =
-    changed.length === 1 && changed[0] === "metadata" && m.needsMarker && before.metadata === after.metadata;
+    markerField !== undefined &&
+    changed.length === 1 &&
+    changed[0] === markerField &&
+    m.needsMarker &&
+    before[markerField] === after[markerField];
   return {
     ...common,
     ...adopted,

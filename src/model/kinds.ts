@@ -76,6 +76,8 @@ export interface KindDescriptor {
   fields: FieldDescriptor[];
   /** Paths (property names) to every secret value in requests and responses, nested included. */
   secretPaths: string[][];
+  /** The field that carries the ownership marker (`x-tgw.metadata`), if the kind has one. */
+  metadataField?: string;
 }
 
 interface KindAnnotation {
@@ -134,6 +136,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindDescriptor {
     };
   });
 
+  const metadataField = fields.find((f) => f.isMetadata)?.name;
   const secretPaths: string[][] = [];
   const seen = new Set<string>();
   const collect = (node: unknown, path: string[]) => {
@@ -164,6 +167,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindDescriptor {
     defs: new Set(Object.keys(defs).filter((k) => ["create", "update", "put", "response"].includes(k))),
     fields,
     secretPaths,
+    ...(metadataField ? { metadataField } : {}),
   };
 }
 

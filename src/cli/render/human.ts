@@ -124,7 +124,7 @@ export function renderChange(ch: Change, c: Colors): string[] {
     if (!kind.module) rows.push({ sign: "+", name: "id", text: [KNOWN_AFTER_APPLY] });
   } else if (ch.action === "update" || ch.action === "put" || ch.action === "replace") {
     for (const name of ch.changedFields) {
-      const r = row("~", name, before?.[name], after?.[name]);
+      const r = row("~", name, before?.[name], after?.[name], name === kind.metadataField);
       if (ch.replaceFields?.includes(name)) r.text[r.text.length - 1] += c.dim(" # forces replacement");
       rows.push(r);
     }
@@ -151,6 +151,7 @@ function row(
   name: string,
   before: unknown,
   after: unknown,
+  carriesMarker = false,
 ): { sign: string; name: string; text: string[] } {
   const pad = "        ";
   if (sign === "+") {
@@ -162,7 +163,7 @@ function row(
     // Equal once masked: a secret changed, or only the ownership marker (removed before comparing).
     const note = containsSensitive(after)
       ? "(sensitive value changed)"
-      : name === "metadata"
+      : carriesMarker
         ? "(ownership marker added)"
         : "(changed)";
     return { sign, name, text: [`${formatValue(after, FIELD_INDENT)} ${note}`] };
