@@ -9,14 +9,6 @@ import type { Values } from "./action.js";
 /** What masked values show. */
 export const SENSITIVE = "(sensitive)";
 
-/** True when the top-level field holds a secret (or is write-only). */
-export function isSecretField(kind: KindDescriptor, field: string): boolean {
-  return (
-    kind.secretPaths.some((p) => p.length === 1 && p[0] === field) ||
-    kind.fields.some((f) => f.name === field && (f.writeOnly || f.secret))
-  );
-}
-
 /**
  * A copy of `values` with every secret value (at the kind's secret paths, through lists) replaced by
  * `replace(value)`; absent and null values stay as they are.
