@@ -3,15 +3,15 @@
  * runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { copyExamples as copyTree } from "../helpers/examples.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 
 /** The outcome of a run. */
 export interface Run {
@@ -69,10 +69,13 @@ export function tgw(args: string[], opts: RunOptions): Promise<Run> {
   });
 }
 
-/** A temporary directory holding a copy of `examples/` (so `.tgw/` state is written there, not in the repo). */
+/**
+ * A temporary directory holding a copy of `examples/` (so `.tgw/` state is written there, not in the
+ * repo), without what a user's run left in the working tree.
+ */
 export async function copyExamples(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "tgw-cli-"));
-  await cp(EXAMPLES, join(dir, "examples"), { recursive: true });
+  await copyTree(join(dir, "examples"));
   return dir;
 }
 

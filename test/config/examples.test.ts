@@ -3,21 +3,26 @@
  * material) is valid: each file on its own, and each directory as one configuration. The editor schema
  * (schemas/config.schema.json) accepts them too.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
 import { createAjv } from "../../src/model/index.js";
+import { copyExamples, exampleConfigFiles } from "../helpers/examples.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const EXAMPLES = join(ROOT, "examples");
+const SKIPPED = /^(\..*|node_modules|cdktf\.out)$/;
 
 function exampleFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const path = join(dir, d.name);
-    if (d.isDirectory()) return d.name === "keys" ? [] : exampleFiles(path);
+    // keys/ holds key material; dot folders, node_modules and cdktf.out are a run's leftovers.
+    if (d.isDirectory()) return d.name === "keys" || SKIPPED.test(d.name) ? [] : exampleFiles(path);
     return /\.ya?ml$/.test(d.name) && path !== join(EXAMPLES, "fixtures.yaml") ? [path] : [];
   });
 }
@@ -70,5 +75,23 @@ describe("examples", () => {
     expect(readFileSync(join(ROOT, file), "utf8").split("\n")[0]).toBe(
       "# yaml-language-server: $schema=../../schemas/config.schema.json",
     );
+  });
+});
+
+describe("what a user's run leaves in examples/ is invisible to the tests", () => {
+  it("copyExamples leaves out .tgw/ and exampleConfigFiles reads only YAML files", async () => {
+    const from = await mkdtemp(join(tmpdir(), "tgw-leftovers-"));
+    await mkdir(join(from, "complete", ".tgw", "secrets"), { recursive: true });
+    await writeFile(join(from, "complete", "main.yaml"), "stack: x\n");
+    await writeFile(join(from, "complete", ".tgw", "state.json"), "{}");
+    await writeFile(join(from, "complete", ".tgw", "secrets", "ci.token"), "secret");
+    await mkdir(join(from, "complete", "dir.yaml"));
+    const to = join(from, "..", `${basename(from)}-copy`);
+    await copyExamples(to, from);
+    expect(existsSync(join(to, "complete", "main.yaml"))).toBe(true);
+    expect(existsSync(join(to, "complete", ".tgw"))).toBe(false);
+    expect(exampleConfigFiles(join(from, "complete"))).toEqual([join(from, "complete", "main.yaml")]);
+    await rm(from, { recursive: true });
+    await rm(to, { recursive: true });
   });
 });

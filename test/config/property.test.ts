@@ -4,22 +4,20 @@
  * desired state or a ConfigError whose every problem is positioned inside the files.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration text and messages contain ${...} on purpose
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
 import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { ConfigError, loadDesiredState } from "../../src/config/index.js";
+import { EXAMPLES, exampleConfigFiles } from "../helpers/examples.js";
 
-const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
-
-/** The example files of one configuration, with `${file:../keys/...}` made absolute. */
+/** The configuration files of one example, with `${file:../keys/...}` made absolute. */
 function readExample(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of readdirSync(join(EXAMPLES, dir)).sort()) {
-    out[name] = readFileSync(join(EXAMPLES, dir, name), "utf8").replaceAll(
+  for (const file of exampleConfigFiles(join(EXAMPLES, dir))) {
+    out[basename(file)] = readFileSync(file, "utf8").replaceAll(
       "${file:../keys/",
       `\${file:${EXAMPLES}keys/`,
     );
