@@ -111,15 +111,23 @@ it("an apply while another holds the lock fails naming it, or waits with --lock-
     /Error \[state_locked\]: state .*state\.json is locked by tgw apply \(pid \d+/,
   );
   expect(server.mutations()).toEqual([]);
-  const waiting = tgw(["apply", "-f", ".", "--auto-approve", "--lock-timeout", "60s"], {
+  const waiting = spawnTgw(["apply", "-f", ".", "--auto-approve", "--lock-timeout", "60s"], {
     cwd: dir,
     server: target(),
   });
-  await new Promise((r) => setTimeout(r, 2500));
+  // Unlock only once the second apply says it waits (no sleep: a loaded machine may start it late).
+  let stdout = "";
+  const exited = new Promise<number | null>((resolve) => waiting.on("close", resolve));
+  const waitLine = /Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./;
+  await new Promise<void>((resolve, reject) => {
+    waiting.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      if (waitLine.test(stdout)) resolve();
+    });
+    waiting.on("close", () => reject(new Error(`exited without waiting for the lock:\n${stdout}`)));
+  });
   expect(server.mutations()).toEqual([]);
   await unlock();
-  const waited = await waiting;
-  expect(waited.code).toBe(0);
-  expect(waited.stdout).toMatch(/Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./);
+  expect(await exited).toBe(0);
   expect(server.mutations().map((r) => r.method)).toEqual(["POST", "POST"]);
 }, 120_000);
