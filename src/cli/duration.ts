@@ -3,6 +3,10 @@
  *
  * Accepted: a sequence of `<number><unit>` with units `ms`, `s`, `m`, `h` (`500ms`, `30s`, `1.5m`,
  * `1m30s`), or a bare number of seconds (`0`, `30`). Not negative.
+ *
+ * Kept instead of the `ms` package, which cannot express three of these rules: compound durations
+ * (`1m30s`, also what `formatDuration` prints), a bare number meaning seconds (`ms` reads milliseconds),
+ * and refusing negative values.
  */
 import { UsageError } from "../errors.js";
 

@@ -1,4 +1,5 @@
 /** Small helpers that make messages read like sentences: articles, lists, "did you mean". */
+import { distance } from "fastest-levenshtein";
 
 /** A kind's title as a noun phrase with its article: `an HTTPS edge route`, `a tunnel group backend`. */
 export function withArticle(title: string): string {
@@ -52,19 +53,4 @@ export function closest(
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const c = closest(word, candidates);
   return c === undefined ? "" : ` (did you mean ${c}?)`;
-}
-
-// Levenshtein distance (optimal string alignment is not needed for typo hints).
-function distance(a: string, b: string): number {
-  if (a.length > 64 || b.length > 64) return Math.abs(a.length - b.length) + (a === b ? 0 : 64);
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
 }

@@ -9,6 +9,7 @@
  *   not use the key `tgw` (`MARKER_KEY`) at the top level of their metadata.
  * - JSON is written with keys sorted at every depth, so equal data always gives equal text.
  */
+import { configure } from "safe-stable-stringify";
 
 /** The key of the ownership marker inside metadata. */
 export const MARKER_KEY = "tgw";
@@ -24,18 +25,11 @@ export type UserMetadata = Record<string, unknown> | string | undefined;
 
 /** JSON text of `value` with object keys sorted at every depth (arrays keep their order). */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  // As JSON.stringify: undefined for undefined (callers never pass it).
+  return stringifySorted(value) as string;
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
+const stringifySorted = configure({ deterministic: true, bigint: false });
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
