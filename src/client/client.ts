@@ -268,6 +268,7 @@ export class ApiClient implements Api {
             description: failure.description,
             attempts: attempt,
             mayHaveBeenCreated: method === "POST" && failure.maybeSent,
+            unreachable: !failure.maybeSent,
             cause: result.error,
           });
         }
