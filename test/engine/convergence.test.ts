@@ -7,7 +7,13 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
-import { ApplyFailedError, type EngineEvent, reconcile } from "../../src/engine/index.js";
+import {
+  ApplyFailedError,
+  applyPlan,
+  type EngineEvent,
+  reconcile,
+  StateJournal,
+} from "../../src/engine/index.js";
 import { desired, res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 
@@ -135,5 +141,37 @@ describe("a create that failed with no object carrying its marker", () => {
     expect(events.filter((e) => e.type === "create_retrying")).toHaveLength(2);
     expect(bench.calls()).toEqual([]);
     failures = 0;
+  });
+});
+
+describe("an API that cannot be reached", () => {
+  it("stops the apply at once: nothing new starts, the rest is reported not started", async () => {
+    const wanted = Array.from({ length: 5 }, (_, i) =>
+      res(`tunnel_group_backends.u${i}`, { description: `${i}` }),
+    );
+    const { plan } = await bench.plan(wanted);
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, "127.0.0.1", r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise<void>((r) => free.close(() => r()));
+    let requests = 0;
+    const api = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: "k",
+      retry: { retries: 0 },
+      onResponse: () => requests++,
+    });
+    const journal = new StateJournal(bench.store, await bench.store.read());
+    try {
+      const err = await applyPlan(plan, desired(wanted, "marker", bench.dir), api, journal, {
+        parallelism: 1,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApplyFailedError);
+      const statuses = (err as ApplyFailedError).outcomes.map((o) => o.status);
+      expect(statuses).toEqual(["failed", "not-started", "not-started", "not-started", "not-started"]);
+      expect(requests).toBe(1);
+    } finally {
+      await api.close();
+    }
   });
 });
