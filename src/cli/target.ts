@@ -47,6 +47,8 @@ export interface TargetOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Retry settings of the client (default: the client's); `tgw watch` retries whole reconciles itself. */
   retry?: Partial<RetryOptions>;
+  /** See `ApiClientOptions.retryUnreachable` (default true; `tgw watch`: false). */
+  retryUnreachable?: boolean;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       apiKey: key,
       onResponse,
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
     target = {
       api,
@@ -96,6 +99,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       apiKey: server.token,
       onResponse,
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
     const shown = relative(process.cwd(), dataPath) || dataPath;
     target = {

@@ -17,7 +17,7 @@ import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateSnapshot, StateStore, Unlock } from "../state/store.js";
 import { hasChanges, type Plan } from "./action.js";
-import { type ApplyResult, applyPlan } from "./apply.js";
+import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { StateJournal } from "./journal.js";
@@ -51,6 +51,8 @@ export interface ReconcileOptions extends SafetyOptions {
   saved?: SavedPlanCheck;
   /** Refresh concurrency (lists and module reads in flight); default 4. */
   refreshConcurrency?: number;
+  /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
+  createRetry?: CreateRetry;
 }
 
 /** Inputs of `reconcile`. */
@@ -143,6 +145,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
+      ...(options.createRetry ? { createRetry: options.createRetry } : {}),
       onEvent: emit,
     });
     return { plan, applied: true, result, state: journal.snapshot };

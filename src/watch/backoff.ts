@@ -7,8 +7,9 @@
  * - a `Retry-After` the failure carries is a floor: the wait is never shorter than what the API asked.
  *
  * The API client already retries each call a few times (src/client/retry.ts); this backoff is the outer
- * one, between whole reconciles.
+ * one, between whole reconciles. Both compute their waits with one helper (src/client/backoff.ts).
  */
+import { exponentialDelay } from "../client/backoff.js";
 
 /** Backoff settings, in milliseconds. */
 export interface BackoffOptions {
@@ -32,9 +33,11 @@ export function backoffDelay(
   retryAfterMs?: number,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.min(Math.max(failures, 1) - 1, 30); // 2^30 ms is already far above any cap
-  const ceiling = Math.min(opts.maxMs, opts.initialMs * 2 ** exponent);
-  const wait = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  const wait = exponentialDelay(
+    failures,
+    { baseMs: opts.initialMs, maxMs: opts.maxMs, jitter: "equal" },
+    random,
+  );
   return Math.max(wait, retryAfterMs ?? 0);
 }
 
@@ -74,6 +77,16 @@ export class Backoff {
   fail(err?: unknown): number {
     this.#failures++;
     return backoffDelay(this.#failures, this.#opts, retryAfterOf(err), this.#random);
+  }
+
+  /**
+   * Records a reconcile that failed after making progress (changes applied): not a failure for the
+   * backoff. The count restarts from 0 and the wait is that of a first failure (a `Retry-After` still
+   * counts), so a run that keeps converging is retried promptly.
+   */
+  progress(err?: unknown): number {
+    this.#failures = 0;
+    return backoffDelay(1, this.#opts, retryAfterOf(err), this.#random);
   }
 
   /** Records a success: the next failure starts again from `initialMs`. */
