@@ -44,3 +44,8 @@ export function reportError(err: unknown, opts: { debug: boolean }): number {
 export function helpExamples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}`;
 }
+
+/** Prints `Warning: message` on stderr (yellow on a terminal). */
+export function warn(message: string): void {
+  process.stderr.write(`${colorErr.yellow("Warning:")} ${message}\n`);
+}

@@ -11,7 +11,7 @@
  *
  * One dim line on stderr says which API is used.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +19,7 @@ import { ApiClient, type ResponseEvent, type RetryOptions } from "../client/inde
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
-import { FileStateStore, resolveStatePath } from "../state/index.js";
+import { FileStateStore, resolveStatePath, type StateApi } from "../state/index.js";
 import { colorErr } from "./output.js";
 
 /** The package's fixtures file (src/cli and dist/cli are both two levels below the package root). */
@@ -32,6 +32,8 @@ export interface Target {
   kind: "embedded" | "remote";
   /** Human description, e.g. `the API at https://api.example.com`. */
   description: string;
+  /** What the state records about this API (no secret): `embedded`, or the URL and a key fingerprint. */
+  identity: StateApi;
   /** Requests made so far (every attempt, retries included). */
   requests(): number;
   /** Closes the client (and stops the embedded server). */
@@ -76,6 +78,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       api,
       kind: "remote",
       description: `the API at ${url}`,
+      identity: remoteIdentity(url, key),
       requests: () => count,
       close: () => api.close(),
     };
@@ -101,6 +104,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     target = {
       api,
       kind: "embedded",
+      identity: { url: "embedded" },
       description: `the embedded reference server (data in ${shown.startsWith("..") ? dataPath : shown})`,
       requests: () => count,
       close: async () => {
@@ -114,6 +118,22 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     process.stderr.write(`${colorErr.dim(`Using ${target.description}${hint}.`)}\n`);
   }
   return target;
+}
+
+/**
+ * The identity of a remote API: its URL without credentials, query or trailing slash, and the first 16
+ * hex digits of SHA-256 over `tgw-api-key:` and the key (one-way, and not the hash a server keeps).
+ */
+export function remoteIdentity(url: string, key: string): StateApi {
+  let shown = url;
+  try {
+    const u = new URL(url);
+    shown = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    // Not a URL: the client refuses it with a clear message.
+  }
+  const digest = createHash("sha256").update(`tgw-api-key:${key}`).digest("hex").slice(0, 16);
+  return { url: shown, key: digest };
 }
 
 /** Options shared by the commands that read configuration and state. */

@@ -10,8 +10,10 @@
  * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
  * | `import`           | `tgw import` cannot adopt the object as asked                         |
  * | `not_confirmed`    | the user did not answer `yes`, or no terminal to ask on               |
+ * | `api_mismatch`     | the state belongs to another API than the one this run uses           |
  */
 import { TgwError } from "../errors.js";
+import type { StateApi } from "../state/store.js";
 import type { Change } from "./action.js";
 
 /** Two live objects claim the same address of this stack (DECISIONS.md section 3.2). */
@@ -128,4 +130,23 @@ export function describeError(err: unknown): string {
     return String((err as { format(): string }).format());
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The state records another API than the one of this run (./state-api.ts). */
+export class ApiMismatchError extends TgwError {
+  readonly recorded: StateApi;
+  readonly current: StateApi;
+  constructor(location: string, recorded: StateApi, current: StateApi, describe: (api: StateApi) => string) {
+    const fix =
+      recorded.url === "embedded"
+        ? "unset TGW_API_URL to use the embedded server"
+        : `set TGW_API_URL=${recorded.url} and TGW_API_KEY`;
+    const why = current.url === "embedded" ? " (TGW_API_URL is not set)" : "";
+    super(
+      "api_mismatch",
+      `the state ${location} belongs to ${describe(recorded)}, but this run uses ${describe(current)}${why}. Nothing was changed. To use the state's API, ${fix}; to move the stack to this API on purpose, pass --allow-api-change.`,
+    );
+    this.recorded = recorded;
+    this.current = current;
+  }
 }

@@ -23,7 +23,9 @@ export type EngineEvent =
   /** A create whose response was lost was found again through its ownership marker. */
   | { type: "create_recovered"; address: string; id: string }
   | { type: "token_written"; address: string; path: string }
-  | { type: "state_written"; serial: number };
+  | { type: "state_written"; serial: number }
+  /** Something the user should know that does not stop the run (no field values). */
+  | { type: "warning"; message: string };
 
 /** Receives engine events; exceptions it throws are ignored. */
 export type EventHandler = (event: EngineEvent) => void;

@@ -28,6 +28,7 @@ export { type ImportInput, type ImportResult, importResource } from "./adopt.js"
 export { type ApplyOptions, type ApplyResult, applyPlan, type IssuedToken } from "./apply.js";
 export { listEndpoints } from "./endpoints.js";
 export {
+  ApiMismatchError,
   ApplyFailedError,
   type ChangeOutcome,
   CreateFailedError,
@@ -55,3 +56,4 @@ export {
 export { type RefreshOptions, type RefreshScope, refresh, refreshScope } from "./refresh.js";
 export { checkPlanSafety, type SafetyOptions } from "./safety.js";
 export { checkSavedPlan, planDigest, type SavedPlanCheck } from "./saved-plan.js";
+export { checkStateApi, describeApi, sameApi } from "./state-api.js";

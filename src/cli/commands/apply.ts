@@ -25,24 +25,26 @@ import {
 } from "../../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { parseDuration } from "../duration.js";
-import { color, colorErr, helpExamples } from "../output.js";
+import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { applySummary, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
+  type ApiCheckFlags,
   type CommonOptions,
   parsePositiveCount,
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
+  withApiCheck,
   withConfig,
   withSafety,
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags {
+export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -52,7 +54,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags {
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withSafety(withConfig(cmd))
+  return withApiCheck(withSafety(withConfig(cmd)))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -175,6 +177,7 @@ export async function runApply(
       planned = e.plan;
       if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
     } else if (e.type === "step_started") started = true;
+    else if (e.type === "warning") warn(e.message);
     const line = progressLine(e, c);
     if (line) out.write(`${line}\n`);
   };
@@ -209,6 +212,8 @@ export async function runApply(
         lockScope: "run",
         ...(approve ? { approve } : {}),
         ...(saved ? { saved: saved.check } : {}),
+        apiIdentity: target.identity,
+        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
       },
     });
   } catch (err) {

@@ -22,7 +22,7 @@ import {
   type SavedPlanCheck,
 } from "../../engine/index.js";
 import { ExitCode, UsageError } from "../../errors.js";
-import { color, helpExamples } from "../output.js";
+import { color, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
@@ -32,6 +32,19 @@ import type { RegisterCommand } from "./index.js";
 export interface CommonOptions {
   file?: string[];
   state?: string;
+}
+
+/** `--allow-api-change` as commander parses it. */
+export interface ApiCheckFlags {
+  allowApiChange?: boolean;
+}
+
+/** Adds `--allow-api-change` (docs/state.md > Which API a state belongs to). */
+export function withApiCheck(cmd: Command): Command {
+  return cmd.option(
+    "--allow-api-change",
+    "use a state that records another API than this run's (an apply then records this one)",
+  );
 }
 
 /** Safety options as commander parses them. */
@@ -144,7 +157,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   return value;
 }
 
-interface PlanOptions extends CommonOptions, SafetyFlags {
+interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags {
   json?: boolean;
   out?: string;
   detailedExitcode?: boolean;
@@ -152,20 +165,24 @@ interface PlanOptions extends CommonOptions, SafetyFlags {
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withSafety(
-    withConfig(
-      program
-        .command("plan")
-        .description("show the changes that would make live state equal the configuration (changes nothing)")
-        .addHelpText(
-          "after",
-          helpExamples(
-            "tgw plan -f infra/",
-            "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-            "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-            "tgw plan -f infra/ --json",
+  withApiCheck(
+    withSafety(
+      withConfig(
+        program
+          .command("plan")
+          .description(
+            "show the changes that would make live state equal the configuration (changes nothing)",
+          )
+          .addHelpText(
+            "after",
+            helpExamples(
+              "tgw plan -f infra/",
+              "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+              "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+              "tgw plan -f infra/ --json",
+            ),
           ),
-        ),
+      ),
     ),
   )
     .option("--json", "print the plan as JSON (format in docs/plan.md)")
@@ -191,9 +208,16 @@ async function runPlan(opts: PlanOptions): Promise<number> {
       desired: ws.desired,
       api: target.api,
       store: ws.store,
-      options: { mode: "plan", ...safety, lockHolder: holder("plan") },
+      options: {
+        mode: "plan",
+        ...safety,
+        lockHolder: holder("plan"),
+        apiIdentity: target.identity,
+        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+      },
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
+        else if (e.type === "warning") warn(e.message);
       },
     });
     print(plan);
