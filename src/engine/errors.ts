@@ -10,6 +10,7 @@
  * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
  * | `import`           | `tgw import` cannot adopt the object as asked                         |
  * | `not_confirmed`    | the user did not answer `yes`, or no terminal to ask on               |
+ * | `unknown_parent`   | a module's edge or route does not exist (a mistyped id)               |
  * | `api_mismatch`     | the state belongs to another API than the one this run uses           |
  */
 import { TgwError } from "../errors.js";
@@ -148,5 +149,17 @@ export class ApiMismatchError extends TgwError {
     );
     this.recorded = recorded;
     this.current = current;
+  }
+}
+
+/** Modules of the configuration whose edge or route does not exist (./parents.ts). */
+export class UnknownParentError extends TgwError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(
+      "unknown_parent",
+      problems.length === 1 ? (problems[0] as string) : `\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
+    this.problems = problems;
   }
 }

@@ -37,6 +37,7 @@ export {
   ImportError,
   NotConfirmedError,
   StalePlanError,
+  UnknownParentError,
   UnsafePlanError,
   type UnsafeReason,
 } from "./errors.js";

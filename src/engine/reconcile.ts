@@ -21,6 +21,7 @@ import { type ApplyResult, applyPlan } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { StateJournal } from "./journal.js";
+import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
 import { buildRecord, sameRecord } from "./records.js";
 import { refresh, refreshScope } from "./refresh.js";
@@ -127,6 +128,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       modules: live.modules.size,
       durationMs: performance.now() - t0,
     });
+    if (!options.destroy) checkModuleParents(desired.resources, live);
     const plan = makePlan({ desired, live, state, destroy: options.destroy === true });
     emit({ type: "planned", plan });
     if (options.saved) checkSavedPlan(options.saved, plan);
