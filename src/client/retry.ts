@@ -10,6 +10,7 @@
  * - The wait is `Retry-After` when the response has one (delta-seconds or HTTP-date), otherwise
  *   exponential backoff with full jitter: uniform in [0, min(maxDelayMs, baseDelayMs * 2^(attempt-1))].
  */
+import { exponentialDelay } from "./backoff.js";
 
 /** Retry settings. All durations in milliseconds. */
 export interface RetryOptions {
@@ -108,7 +109,7 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * Full-jitter exponential backoff for retry number `attempt` (1 = first retry), in ms.
+ * Full-jitter exponential backoff for retry number `attempt` (1 = first retry), in ms (./backoff.ts).
  * @param random uniform in [0, 1); injectable for tests.
  */
 export function backoffDelay(
@@ -116,8 +117,11 @@ export function backoffDelay(
   opts: Pick<RetryOptions, "baseDelayMs" | "maxDelayMs">,
   random: () => number = Math.random,
 ): number {
-  const cap = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (attempt - 1));
-  return Math.floor(random() * cap);
+  return exponentialDelay(
+    attempt,
+    { baseMs: opts.baseDelayMs, maxMs: opts.maxDelayMs, jitter: "full" },
+    random,
+  );
 }
 
 /**

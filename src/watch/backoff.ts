@@ -7,8 +7,9 @@
  * - a `Retry-After` the failure carries is a floor: the wait is never shorter than what the API asked.
  *
  * The API client already retries each call a few times (src/client/retry.ts); this backoff is the outer
- * one, between whole reconciles.
+ * one, between whole reconciles. Both compute their waits with one helper (src/client/backoff.ts).
  */
+import { exponentialDelay } from "../client/backoff.js";
 
 /** Backoff settings, in milliseconds. */
 export interface BackoffOptions {
@@ -32,9 +33,11 @@ export function backoffDelay(
   retryAfterMs?: number,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.min(Math.max(failures, 1) - 1, 30); // 2^30 ms is already far above any cap
-  const ceiling = Math.min(opts.maxMs, opts.initialMs * 2 ** exponent);
-  const wait = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  const wait = exponentialDelay(
+    failures,
+    { baseMs: opts.initialMs, maxMs: opts.maxMs, jitter: "equal" },
+    random,
+  );
   return Math.max(wait, retryAfterMs ?? 0);
 }
 

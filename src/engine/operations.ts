@@ -1,0 +1,230 @@
+/**
+ * The API call of each apply step, one function per operation, each with its recovery:
+ *
+ * - create: the ownership marker goes into the create call itself; a create whose outcome is unknown
+ *   (5xx, connection lost) is never sent again blindly: the kind is listed and an object carrying the
+ *   marker is adopted. A replace that creates first records the old object as deposed before the POST,
+ *   so that a crash in between leaves nothing untracked. An API key's token is written to its token
+ *   file (mode 0600) before the state records the key.
+ * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
+ * - delete: a 404 means it is already gone, which is what was wanted.
+ *
+ * Every function records its result in the state (./journal.ts) and returns the object's id (a
+ * module's path).
+ */
+import { type Api, ApiError, NetworkError } from "../client/index.js";
+import type { DesiredResource, DesiredState } from "../config/desired.js";
+import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
+import type { Change } from "./action.js";
+import { CreateFailedError } from "./errors.js";
+import type { EventHandler } from "./events.js";
+import type { StateJournal } from "./journal.js";
+import { liveMetadataOf } from "./live.js";
+import { DEPOSED_SUFFIX } from "./ownership.js";
+import { buildRecord, deposedRecord } from "./records.js";
+import { resolveRefs } from "./refs.js";
+import { createBody, patchBody, putBody } from "./requests.js";
+import type { Step } from "./steps.js";
+import { tokenFilePath, writeTokenFile } from "./tokens.js";
+
+/** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
+export interface IssuedToken {
+  address: string;
+  id: string;
+  /** Absolute path of the token file it was written to. */
+  file: string;
+  token: string;
+}
+
+/** What the operations of one apply share. */
+export interface ApplyContext {
+  api: Api;
+  journal: StateJournal;
+  desired: DesiredState;
+  /** The desired resources by address. */
+  resources: ReadonlyMap<string, DesiredResource>;
+  emit: EventHandler;
+  /** Clock for `appliedAt`. */
+  now: () => Date;
+  /** Ids known so far by address (the plan's, then each create's): references resolve through it. */
+  ids: Map<string, string>;
+  /** Tokens issued by this apply, in the order they were written. */
+  tokens: IssuedToken[];
+}
+
+/**
+ * Sends the call of `step` and records its result.
+ * @returns the id of the object (a module's path).
+ * @throws ApiError / NetworkError from the API, CreateFailedError, Error when a token file cannot be
+ *   written, or the state store's errors (without markers, where each call waits for its write).
+ */
+export function runOperation(ctx: ApplyContext, step: Step): Promise<string> {
+  const kind = getKind(step.change.kind);
+  switch (step.op) {
+    case "create":
+      return createObject(ctx, step.change, kind);
+    case "update":
+      return updateObject(ctx, step.change, kind);
+    case "put":
+      return putModule(ctx, step.change, kind);
+    case "delete":
+      return deleteObject(ctx, step.change, kind);
+  }
+}
+
+/** Path of one object of a collection kind. */
+export function objectPath(kind: KindDescriptor, id: string): string {
+  return `${kind.path}/${encodeURIComponent(id)}`;
+}
+
+/** POST with the marker; on an unknown outcome, adopt the object the marker finds. */
+async function createObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+  const resource = desiredOf(ctx, c.address);
+  const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
+  const marker = markerOf(ctx.desired, kind, c.address);
+  const oldId = c.action === "replace" ? c.id : undefined;
+  if (oldId && c.replaceOrder === "create-first")
+    await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()));
+  let created: Record<string, unknown>;
+  try {
+    created = await ctx.api.post<Record<string, unknown>>(
+      kind.path,
+      createBody(kind, c.address, fields, marker),
+    );
+  } catch (err) {
+    if (!marker || !mayHaveBeenCreated(err)) throw err;
+    const found = await findByMarker(ctx.api, kind, marker, oldId);
+    if (found === false) throw err;
+    if (found === undefined) throw new CreateFailedError(err);
+    ctx.emit({ type: "create_recovered", address: c.address, id: found });
+    await recordResult(ctx, kind, resource, found, fields);
+    ctx.ids.set(c.address, found);
+    return found;
+  }
+  const id = String(created.id);
+  const tokenError = await keepToken(ctx, c, id, created.token);
+  await recordResult(ctx, kind, resource, id, fields);
+  ctx.ids.set(c.address, id);
+  if (tokenError !== undefined) {
+    throw new Error(
+      `created ${id}, but its token could not be written to ${c.tokenFile}: ${(tokenError as Error).message}; the token is lost (delete the key and apply again for a new one)`,
+    );
+  }
+  return id;
+}
+
+/** PATCH the changed fields. */
+async function updateObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+  const resource = desiredOf(ctx, c.address);
+  const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
+  const id = c.id as string;
+  await ctx.api.patch(
+    objectPath(kind, id),
+    patchBody(kind, c.address, fields, c.changedFields, markerOf(ctx.desired, kind, c.address)),
+  );
+  return recordResult(ctx, kind, resource, id, fields);
+}
+
+/** PUT a module at its path (its id). */
+async function putModule(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+  const resource = desiredOf(ctx, c.address);
+  const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
+  const path = c.id as string;
+  await ctx.api.put(path, putBody(kind, c.address, fields));
+  return recordResult(ctx, kind, resource, path, fields);
+}
+
+/** DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. */
+async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+  const id = c.id as string;
+  try {
+    await ctx.api.delete(kind.module ? id : objectPath(kind, id));
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+  const address =
+    c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
+  await recorded(
+    ctx,
+    ctx.journal.update((records) => {
+      if (records[address]?.id === id) delete records[address];
+    }),
+  );
+  return id;
+}
+
+/** Writes an API key's token to its file; returns the error if that failed (the key exists anyway). */
+async function keepToken(ctx: ApplyContext, c: Change, id: string, token: unknown): Promise<unknown> {
+  if (!c.tokenFile || typeof token !== "string") return undefined;
+  const file = tokenFilePath(c.tokenFile, ctx.desired.configDir);
+  try {
+    await writeTokenFile(file, token);
+  } catch (err) {
+    return err;
+  }
+  ctx.tokens.push({ address: c.address, id, file, token });
+  ctx.emit({ type: "token_written", address: c.address, path: file });
+  return undefined;
+}
+
+/** Records `resource` as object `id`. */
+async function recordResult(
+  ctx: ApplyContext,
+  kind: KindDescriptor,
+  resource: DesiredResource,
+  id: string,
+  fields: Record<string, unknown>,
+): Promise<string> {
+  await recorded(ctx, ctx.journal.set(buildRecord(kind, resource, id, fields, ctx.now())));
+  return id;
+}
+
+/**
+ * With markers, a result not yet written is found again through its marker after a crash, so calls do
+ * not wait for the state write (writes are coalesced and keep up in the background); without markers
+ * the state is the only record, and each call waits until its result is written.
+ */
+function recorded(ctx: ApplyContext, written: Promise<void>): Promise<void> {
+  if (ctx.desired.ownership !== "marker") return written;
+  written.catch(() => {}); // reported by `journal.flush()` and `journal.failed`
+  return Promise.resolve();
+}
+
+function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
+  const r = ctx.resources.get(address);
+  if (!r) throw new Error(`${address} is not in the desired state the plan was made from`);
+  return r;
+}
+
+function markerOf(desired: DesiredState, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
+  return desired.ownership === "marker" && !kind.module ? { stack: desired.stack, address } : undefined;
+}
+
+function mayHaveBeenCreated(err: unknown): boolean {
+  return (err instanceof ApiError || err instanceof NetworkError) && err.mayHaveBeenCreated;
+}
+
+/**
+ * Lists `kind` for an object carrying `marker` (other than `exclude`): its id, undefined when there is
+ * none, false when the list itself failed (the outcome stays unknown).
+ */
+async function findByMarker(
+  api: Api,
+  kind: KindDescriptor,
+  marker: OwnershipMarker,
+  exclude: string | undefined,
+): Promise<string | undefined | false> {
+  try {
+    for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey as string, {
+      limit: 100,
+    })) {
+      if (item.id === exclude) continue;
+      const m = liveMetadataOf(kind, item)?.marker;
+      if (m?.stack === marker.stack && m.address === marker.address) return String(item.id);
+    }
+  } catch {
+    // The API is still failing: the next plan finds the object through its marker.
+    return false;
+  }
+  return undefined;
+}
