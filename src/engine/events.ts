@@ -24,6 +24,13 @@ export type EngineEvent =
   | { type: "create_recovered"; address: string; id: string }
   | { type: "token_written"; address: string; path: string }
   | { type: "state_written"; serial: number }
+  /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
+  | { type: "token_saved"; address: string }
+  /**
+   * An API key exists but its token is lost (its create response was lost, or its token file is
+   * missing): the API never shows it again; `tgw apply --replace ADDRESS` issues a new key.
+   */
+  | { type: "token_lost"; address: string; id: string; file: string }
   /** Something the user should know that does not stop the run (no field values). */
   | { type: "warning"; message: string };
 

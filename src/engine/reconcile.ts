@@ -29,6 +29,7 @@ import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
+import { lostTokens, recoverTokenFiles } from "./tokens.js";
 
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
@@ -136,13 +137,21 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     return plan;
   };
 
+  const reportLostTokens = async (plan: Plan, recovered?: ReadonlyMap<string, string>) => {
+    for (const t of await lostTokens(plan, desired, recovered)) emit({ type: "token_lost", ...t });
+  };
+
   let unlock: Unlock | undefined;
   try {
     if (mode === "apply" && lockScope === "run") unlock = await lock();
+    for (const address of await recoverTokenFiles(desired)) emit({ type: "token_saved", address });
     let state = await store.read();
     let plan = await planOnce(state);
     const apply = () => needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
-    if (mode === "plan" || !apply()) return { plan, applied: false, state };
+    if (mode === "plan" || !apply()) {
+      await reportLostTokens(plan);
+      return { plan, applied: false, state };
+    }
     signal?.throwIfAborted();
     if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
       throw new NotConfirmedError("apply cancelled: nothing was changed");
@@ -153,7 +162,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       if (now.lineage !== state.lineage || now.serial !== state.serial) {
         state = now;
         plan = await planOnce(state);
-        if (!apply()) return { plan, applied: false, state };
+        if (!apply()) {
+          await reportLostTokens(plan);
+          return { plan, applied: false, state };
+        }
       }
     }
     signal?.throwIfAborted();
@@ -163,11 +175,16 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     );
     // Record the API now, even if the plan has nothing else to write.
     if (apiToRecord(plan, state, options.apiIdentity)) await journal.update(() => {});
+    const recovered = new Map<string, string>();
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
-      onEvent: emit,
+      onEvent: (e) => {
+        if (e.type === "create_recovered") recovered.set(e.address, e.id);
+        emit(e);
+      },
     });
+    await reportLostTokens(plan, recovered);
     return { plan, applied: true, result, state: journal.snapshot };
   } finally {
     await unlock?.();

@@ -68,6 +68,11 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           }
         } else if (e.type === "warning") {
           opts.emit({ type: "warning", message: e.message });
+        } else if (e.type === "token_lost") {
+          opts.emit({
+            type: "warning",
+            message: `the token of ${e.address} (${e.id}) is lost: its token file ${e.file} does not exist; tgw apply --replace ${e.address} issues a new key`,
+          });
         } else if (e.type === "lock_waiting") {
           opts.emit({ type: "waiting_for_lock", run, location: e.location });
         } else if (e.type === "step_done" && e.action !== "no-op") {

@@ -28,7 +28,7 @@ import { parseDuration } from "../duration.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
-import { applySummary, progressLine } from "../render/progress.js";
+import { applySummary, lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
@@ -172,7 +172,9 @@ export async function runApply(
   process.on("SIGINT", onSigint);
 
   let planned: Plan | undefined;
+  const lost = new Map<string, { address: string; id: string; file: string }>();
   const onEvent = (e: EngineEvent) => {
+    if (e.type === "token_lost") lost.set(e.address, e);
     if (e.type === "planned") {
       planned = e.plan;
       if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
@@ -227,7 +229,10 @@ export async function runApply(
     await target.close();
   }
 
+  // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
+  const lostWarning = lostTokenWarning([...lost.values()], opts.json ? colorErr : c);
   if (opts.json) {
+    process.stderr.write(lostWarning);
     const tokens = opts.showTokens ? result.result?.tokens : undefined;
     process.stdout.write(
       `${JSON.stringify(jsonResult(result.plan, result.result?.outcomes ?? [], tokens), null, 2)}\n`,
@@ -236,6 +241,7 @@ export async function runApply(
   }
   if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
+  if (lostWarning) out.write(`\n${lostWarning}`);
 }
 
 function jsonResult(

@@ -22,9 +22,10 @@ import {
   type SavedPlanCheck,
 } from "../../engine/index.js";
 import { ExitCode, UsageError } from "../../errors.js";
-import { color, helpExamples, warn } from "../output.js";
+import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
+import { lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -197,6 +198,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
   const ws = await openWorkspace(opts);
   const target = await openTarget({ configDir: ws.configDir });
   let planned: Plan | undefined;
+  const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
     process.stdout.write(
       opts.json ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlan(plan, color),
@@ -218,9 +220,12 @@ async function runPlan(opts: PlanOptions): Promise<number> {
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
         else if (e.type === "warning") warn(e.message);
+        else if (e.type === "token_lost") lost.set(e.address, e);
+        else if (e.type === "token_saved") process.stderr.write(`${progressLine(e, colorErr)}\n`);
       },
     });
     print(plan);
+    process.stderr.write(lostTokenWarning([...lost.values()], colorErr));
     if (opts.out) {
       await writePlanFile(opts.out, plan, {
         config: ws.paths,
