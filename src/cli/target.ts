@@ -12,6 +12,7 @@
  * One dim line on stderr says which API is used.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,6 +50,11 @@ export interface TargetOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Retry settings of the client (default: the client's); `tgw watch` retries whole reconciles itself. */
   retry?: Partial<RetryOptions>;
+  /**
+   * The command only reads (`plan`, `endpoints`): an embedded server whose data file does not exist
+   * yet runs in memory instead of creating `.tgw/server.sqlite`.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -86,10 +92,11 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // Imported here so that a remote run never loads the server's code (Fastify, SQLite).
     const { startServer } = await import("../server/server.js");
     const dir = join(opts.configDir, ".tgw");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     const dataPath = join(dir, "server.sqlite");
+    const inMemory = opts.readOnly === true && !existsSync(dataPath);
+    if (!inMemory) await mkdir(dir, { recursive: true, mode: 0o700 });
     const server = await startServer({
-      dataPath,
+      ...(inMemory ? {} : { dataPath }),
       fixtures: PACKAGE_FIXTURES,
       bootstrapToken: `tgw_embedded_${randomBytes(24).toString("hex")}`,
       logger: false,
@@ -105,7 +112,9 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       api,
       kind: "embedded",
       identity: { url: "embedded" },
-      description: `the embedded reference server (data in ${shown.startsWith("..") ? dataPath : shown})`,
+      description: inMemory
+        ? `the embedded reference server (no data yet: ${shown.startsWith("..") ? dataPath : shown} is created by the first apply)`
+        : `the embedded reference server (data in ${shown.startsWith("..") ? dataPath : shown})`,
       requests: () => count,
       close: async () => {
         await api.close();

@@ -196,7 +196,7 @@ export const registerPlan: RegisterCommand = (program) => {
 
 async function runPlan(opts: PlanOptions): Promise<number> {
   const ws = await openWorkspace(opts);
-  const target = await openTarget({ configDir: ws.configDir });
+  const target = await openTarget({ configDir: ws.configDir, readOnly: true });
   let planned: Plan | undefined;
   const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
