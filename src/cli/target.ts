@@ -55,6 +55,8 @@ export interface TargetOptions {
    * yet runs in memory instead of creating `.tgw/server.sqlite`.
    */
   readOnly?: boolean;
+  /** See `ApiClientOptions.retryUnreachable` (default true; `tgw watch`: false). */
+  retryUnreachable?: boolean;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       apiKey: key,
       onResponse,
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
     target = {
       api,
@@ -106,6 +109,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       apiKey: server.token,
       onResponse,
       ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
     const shown = relative(process.cwd(), dataPath) || dataPath;
     target = {

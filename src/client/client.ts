@@ -10,6 +10,11 @@
  * Aborting the `signal` of a call rejects it with `signal.reason`, whether it is in flight, in a backoff
  * or waiting for a rate-limit slot. An aborted POST that was already sent may have created its resource.
  *
+ * Once no connection could be made (refused, unknown host...), the API is taken to be unreachable: the
+ * next call goes out alone to find out whether it is back, and calls arriving meanwhile wait for its
+ * answer; if it is still unreachable they fail at once without being sent (an outage costs one request
+ * per attempt of the caller, not one per call and retry).
+ *
  * @example
  * const api = new ApiClient({ baseUrl: "https://api.example.com", apiKey: process.env.TGW_API_KEY ?? "" });
  * const key = await api.post<{ id: string }>("/api_keys", { description: "ci" });
@@ -90,6 +95,11 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** Called after every attempt. Exceptions it throws are ignored: observing must not change a run. */
   onResponse?: (event: ResponseEvent) => void;
+  /**
+   * Retry a call when no connection could be made (default true). `tgw watch` turns it off: its
+   * backoff between reconciles alone paces the attempts while the API is down.
+   */
+  retryUnreachable?: boolean;
 }
 
 /**
@@ -109,7 +119,8 @@ export interface Api {
 
 type Attempt =
   | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
-  | { failure: Failure; error: unknown };
+  /** `sent: false`: not sent, the API being unreachable (see the module doc). */
+  | { failure: Failure; error: unknown; sent?: false };
 
 /** HTTP client of the API. One per base URL and key; safe for concurrent calls. */
 export class ApiClient implements Api {
@@ -121,6 +132,11 @@ export class ApiClient implements Api {
   readonly #limiter: RateLimiter | undefined;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+  readonly #retryUnreachable: boolean;
+  /** The last attempt's failure while the API is unreachable (no connection could be made). */
+  #unreachable: Extract<Attempt, { failure: Failure }> | undefined;
+  /** The one call finding out whether an unreachable API is back; others wait for it. */
+  #probe: Promise<void> | undefined;
   #closed = false;
 
   /** @throws UsageError when `baseUrl` is not an http(s) URL. */
@@ -133,6 +149,7 @@ export class ApiClient implements Api {
     const rate = resolveRateLimit(this.#base, options.rateLimit);
     this.#limiter = rate === undefined ? undefined : new RateLimiter(rate);
     this.#onResponse = options.onResponse;
+    this.#retryUnreachable = options.retryUnreachable ?? true;
   }
 
   /**
@@ -241,7 +258,7 @@ export class ApiClient implements Api {
       const started = performance.now();
       let result: Attempt;
       try {
-        result = await this.#attempt(method, url, payload, signal);
+        result = await this.#gatedAttempt(method, url, payload, signal);
       } finally {
         release?.();
       }
@@ -256,10 +273,14 @@ export class ApiClient implements Api {
       if ("failure" in result) {
         const { failure } = result;
         const retryInMs =
-          mayRetry && failure.transient && isIdempotent(method)
+          mayRetry &&
+          failure.transient &&
+          isIdempotent(method) &&
+          (this.#retryUnreachable || failure.maybeSent)
             ? backoffDelay(attempt, this.#retry)
             : undefined;
-        this.#emit({ ...event, status: undefined, failure: failure.reason, retryInMs });
+        if (result.sent !== false)
+          this.#emit({ ...event, status: undefined, failure: failure.reason, retryInMs });
         if (retryInMs === undefined) {
           throw new NetworkError({
             method,
@@ -268,6 +289,7 @@ export class ApiClient implements Api {
             description: failure.description,
             attempts: attempt,
             mayHaveBeenCreated: method === "POST" && failure.maybeSent,
+            unreachable: !failure.maybeSent,
             cause: result.error,
           });
         }
@@ -299,6 +321,40 @@ export class ApiClient implements Api {
         });
       }
       await sleep(retryInMs, signal);
+    }
+  }
+
+  /**
+   * `#attempt`, one at a time while the API is unreachable: the first call goes out, the others wait
+   * for its answer and, if the API is still unreachable, fail without being sent.
+   */
+  async #gatedAttempt(
+    method: HttpMethod,
+    url: URL,
+    payload: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt> {
+    if (this.#probe) {
+      await this.#probe;
+      const down = this.#unreachable;
+      if (down)
+        return {
+          ...down,
+          failure: { ...down.failure, description: `${down.failure.description}; not sent` },
+          sent: false,
+        };
+    }
+    let release: (() => void) | undefined;
+    if (this.#unreachable) this.#probe = new Promise((resolve) => (release = resolve));
+    try {
+      const result = await this.#attempt(method, url, payload, signal);
+      this.#unreachable = "failure" in result && !result.failure.maybeSent ? result : undefined;
+      return result;
+    } finally {
+      if (release) {
+        this.#probe = undefined;
+        release();
+      }
     }
   }
 

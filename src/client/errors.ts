@@ -139,6 +139,8 @@ export interface NetworkErrorInit {
   attempts: number;
   /** True for a POST that may have reached the server before the failure. */
   mayHaveBeenCreated: boolean;
+  /** True when no connection could be made (refused, DNS, unreachable host, connect timeout). */
+  unreachable?: boolean;
   cause?: unknown;
 }
 
@@ -152,6 +154,8 @@ export class NetworkError extends TgwError {
   readonly reason: string;
   readonly attempts: number;
   readonly mayHaveBeenCreated: boolean;
+  /** No connection could be made: the API is down or unreachable, nothing was sent. */
+  readonly unreachable: boolean;
 
   constructor(init: NetworkErrorInit) {
     const tries = init.attempts === 1 ? "1 attempt" : `${init.attempts} attempts`;
@@ -166,5 +170,6 @@ export class NetworkError extends TgwError {
     this.reason = init.reason;
     this.attempts = init.attempts;
     this.mayHaveBeenCreated = init.mayHaveBeenCreated;
+    this.unreachable = init.unreachable === true;
   }
 }

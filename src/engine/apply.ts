@@ -8,24 +8,33 @@
  *   (./schedule.ts); the API client's rate limiter paces them further. Each operation and its recovery
  *   is in ./operations.ts (creates carry the ownership marker; a create whose outcome is unknown is
  *   looked for by its marker, never sent again blindly; tokens reach their file before the state).
- * - After the first failure (or when `signal` is aborted) nothing new starts; calls in flight finish
- *   and are recorded; the outcome of every change (./outcomes.ts) is returned in an `ApplyFailedError`.
+ * - A failed call does not stop the others: every step that does not depend on a failed one still
+ *   runs, and all failures are reported together at the end, in an `ApplyFailedError` with the outcome
+ *   of every change (./outcomes.ts). Nothing new starts once `signal` is aborted, a state write
+ *   failed, or the API was found unreachable (connection refused...: the next run, or watch's backoff,
+ *   paces the attempts); calls in flight finish and are recorded.
  */
-import type { Api } from "../client/index.js";
+import { type Api, NetworkError } from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { getKind } from "../model/index.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import type { StateJournal } from "./journal.js";
-import { type ApplyContext, type IssuedToken, runOperation } from "./operations.js";
+import {
+  type ApplyContext,
+  type CreateRetry,
+  DEFAULT_CREATE_RETRY,
+  type IssuedToken,
+  runOperation,
+} from "./operations.js";
 import { ApplyProgress } from "./outcomes.js";
 import { buildRecord, sameRecord } from "./records.js";
 import { resolveRefs } from "./refs.js";
 import { runSteps } from "./schedule.js";
 import { buildSteps } from "./steps.js";
 
-export { type IssuedToken, objectPath } from "./operations.js";
+export { type CreateRetry, DEFAULT_CREATE_RETRY, type IssuedToken, objectPath } from "./operations.js";
 
 /** Options of `applyPlan`. */
 export interface ApplyOptions {
@@ -36,6 +45,8 @@ export interface ApplyOptions {
   onEvent?: EventHandler;
   /** Clock for `appliedAt` (tests). */
   now?: () => Date;
+  /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
+  createRetry?: CreateRetry;
 }
 
 /** What an apply did. */
@@ -66,6 +77,8 @@ export async function applyPlan(
     now: options.now ?? (() => new Date()),
     ids: new Map(),
     tokens: [],
+    createRetry: options.createRetry ?? DEFAULT_CREATE_RETRY,
+    signal: options.signal,
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);
@@ -73,13 +86,13 @@ export async function applyPlan(
 
   const steps = buildSteps(plan.changes);
   const progress = new ApplyProgress(steps, ctx.emit);
-  let failed = false;
+  let unreachable = false;
   const results = await runSteps(steps, options.parallelism ?? 4, {
     run: (step) => runOperation(ctx, step),
-    halted: () => failed || options.signal?.aborted === true || journal.failed,
+    halted: () => unreachable || options.signal?.aborted === true || journal.failed,
     started: (step) => progress.started(step),
     finished: (step, result) => {
-      if (result.status === "failed") failed = true;
+      if (result.status === "failed" && isUnreachable(result.error)) unreachable = true;
       progress.finished(step, result);
     },
   });
@@ -110,4 +123,9 @@ async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
     for (const address of forget) delete recs[address];
     for (const record of adopted) recs[record.address] = record;
   });
+}
+
+/** No connection could be made to the API (refused, unreachable host...): no use trying the other steps. */
+function isUnreachable(err: Error): boolean {
+  return err instanceof NetworkError && err.unreachable;
 }

@@ -22,6 +22,11 @@ export type EngineEvent =
   | { type: "change_applied"; address: string; action: Action; id?: string; durationMs: number }
   /** A create whose response was lost was found again through its ownership marker. */
   | { type: "create_recovered"; address: string; id: string }
+  /**
+   * A create failed and no object carries its marker: it was not created, and is sent again now
+   * (`attempt` 2 is the first retry).
+   */
+  | { type: "create_retrying"; address: string; attempt: number }
   | { type: "token_written"; address: string; path: string }
   | { type: "state_written"; serial: number }
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */

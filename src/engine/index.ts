@@ -25,7 +25,14 @@ export {
   type Values,
 } from "./action.js";
 export { type ImportInput, type ImportResult, importResource } from "./adopt.js";
-export { type ApplyOptions, type ApplyResult, applyPlan, type IssuedToken } from "./apply.js";
+export {
+  type ApplyOptions,
+  type ApplyResult,
+  applyPlan,
+  type CreateRetry,
+  DEFAULT_CREATE_RETRY,
+  type IssuedToken,
+} from "./apply.js";
 export { listEndpoints } from "./endpoints.js";
 export {
   ApiMismatchError,

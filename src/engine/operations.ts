@@ -2,8 +2,10 @@
  * The API call of each apply step, one function per operation, each with its recovery:
  *
  * - create: the ownership marker goes into the create call itself; a create whose outcome is unknown
- *   (5xx, connection lost) is never sent again blindly: the kind is listed and an object carrying the
- *   marker is adopted. A replace that creates first records the old object as deposed before the POST,
+ *   (5xx, connection lost) is never sent again blindly: after a short backoff (time for an object still
+ *   being made to appear) the kind is listed, and an object carrying the marker is adopted. When none
+ *   does, the create did not happen and is sent again, at most `createRetry.retries` times; a list
+ *   that fails is tried again within the same bound. A replace that creates first records the old object as deposed before the POST,
  *   so that a crash in between leaves nothing untracked. An API key's token is written to its token
  *   file (mode 0600) before the state records the key.
  * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
@@ -12,6 +14,8 @@
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
  */
+import { setTimeout as sleep } from "node:timers/promises";
+import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
@@ -36,6 +40,19 @@ export interface IssuedToken {
   token: string;
 }
 
+/** Bound and backoff of sending a create again once it is proven not to have happened. */
+export interface CreateRetry {
+  /** Retries after the first attempt (0: look for the marker once, never send again). */
+  retries: number;
+  /** Backoff ceiling of the first retry, in ms; doubles on each retry (full jitter). */
+  baseDelayMs: number;
+  /** Upper bound of a backoff, in ms. */
+  maxDelayMs: number;
+}
+
+/** Defaults: 6 retries, 250 ms doubling up to 15 s (at most about 16 s of waiting per create). */
+export const DEFAULT_CREATE_RETRY: CreateRetry = { retries: 6, baseDelayMs: 250, maxDelayMs: 15_000 };
+
 /** What the operations of one apply share. */
 export interface ApplyContext {
   api: Api;
@@ -50,6 +67,9 @@ export interface ApplyContext {
   ids: Map<string, string>;
   /** Tokens issued by this apply, in the order they were written. */
   tokens: IssuedToken[];
+  createRetry: CreateRetry;
+  /** Once aborted, a create is not sent again (backoffs end early). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -85,22 +105,15 @@ async function createObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   const oldId = c.action === "replace" ? c.id : undefined;
   if (oldId && c.replaceOrder === "create-first")
     await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()));
-  let created: Record<string, unknown>;
-  try {
-    created = await ctx.api.post<Record<string, unknown>>(
-      kind.path,
-      createBody(kind, c.address, fields, marker),
-    );
-  } catch (err) {
-    if (!marker || !mayHaveBeenCreated(err)) throw err;
-    const found = await findByMarker(ctx.api, kind, marker, oldId);
-    if (found === false) throw err;
-    if (found === undefined) throw new CreateFailedError(err);
-    ctx.emit({ type: "create_recovered", address: c.address, id: found });
-    await recordResult(ctx, kind, resource, found, fields);
-    ctx.ids.set(c.address, found);
-    return found;
+  const body = createBody(kind, c.address, fields, marker);
+  const outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+  if ("recovered" in outcome) {
+    ctx.emit({ type: "create_recovered", address: c.address, id: outcome.recovered });
+    await recordResult(ctx, kind, resource, outcome.recovered, fields);
+    ctx.ids.set(c.address, outcome.recovered);
+    return outcome.recovered;
   }
+  const created = outcome.created;
   const id = String(created.id);
   const tokenError = await keepToken(ctx, c, id, created.token);
   await recordResult(ctx, kind, resource, id, fields);
@@ -202,6 +215,54 @@ function markerOf(desired: DesiredState, kind: KindDescriptor, address: string):
 
 function mayHaveBeenCreated(err: unknown): boolean {
   return (err instanceof ApiError || err instanceof NetworkError) && err.mayHaveBeenCreated;
+}
+
+/**
+ * POSTs `body`. When the outcome is unknown, waits, then looks for `marker`: an object carrying it is
+ * `recovered`; when there is none the create is sent again; a failed list is tried again. Each retry
+ * of either kind counts against `ctx.createRetry.retries`.
+ * @throws the POST's error when the outcome stays unknown or the create cannot have happened (4xx...),
+ *   CreateFailedError when the bound is reached with the create proven not to have happened.
+ */
+async function postOrRecover(
+  ctx: ApplyContext,
+  address: string,
+  kind: KindDescriptor,
+  body: unknown,
+  marker: OwnershipMarker | undefined,
+  exclude: string | undefined,
+): Promise<{ created: Record<string, unknown> } | { recovered: string }> {
+  const { retries } = ctx.createRetry;
+  let used = 0;
+  const canRetry = () => used < retries && !ctx.signal?.aborted;
+  // Before each look: time for an object the API is still making to appear in its list.
+  const pause = async () => {
+    const waitMs = retries === 0 ? 0 : backoffMs(ctx.createRetry, used + 1);
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: ctx.signal }).catch(() => {});
+  };
+  for (;;) {
+    let error: unknown;
+    try {
+      return { created: await ctx.api.post<Record<string, unknown>>(kind.path, body) };
+    } catch (err) {
+      if (!marker || !mayHaveBeenCreated(err)) throw err;
+      error = err;
+    }
+    let found = await pause().then(() => findByMarker(ctx.api, kind, marker, exclude));
+    while (found === false && canRetry()) {
+      used++;
+      found = await pause().then(() => findByMarker(ctx.api, kind, marker, exclude));
+    }
+    if (found === false) throw error;
+    if (found !== undefined) return { recovered: found };
+    if (!canRetry()) throw new CreateFailedError(error);
+    used++;
+    ctx.emit({ type: "create_retrying", address, attempt: used + 1 });
+  }
+}
+
+function backoffMs(retry: CreateRetry, attempt: number): number {
+  return exponentialDelay(attempt, { baseMs: retry.baseDelayMs, maxMs: retry.maxDelayMs, jitter: "full" });
 }
 
 /**

@@ -17,7 +17,7 @@ import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
 import { hasChanges, type Plan } from "./action.js";
-import { type ApplyResult, applyPlan } from "./apply.js";
+import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { StateJournal } from "./journal.js";
@@ -61,6 +61,8 @@ export interface ReconcileOptions extends SafetyOptions {
   apiIdentity?: StateApi;
   /** Use a state that records another API (the next write records `apiIdentity`). */
   allowApiChange?: boolean;
+  /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
+  createRetry?: CreateRetry;
 }
 
 /** Inputs of `reconcile`. */
@@ -179,6 +181,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
+      ...(options.createRetry ? { createRetry: options.createRetry } : {}),
       onEvent: (e) => {
         if (e.type === "create_recovered") recovered.set(e.address, e.id);
         emit(e);

@@ -79,6 +79,16 @@ export class Backoff {
     return backoffDelay(this.#failures, this.#opts, retryAfterOf(err), this.#random);
   }
 
+  /**
+   * Records a reconcile that failed after making progress (changes applied): not a failure for the
+   * backoff. The count restarts from 0 and the wait is that of a first failure (a `Retry-After` still
+   * counts), so a run that keeps converging is retried promptly.
+   */
+  progress(err?: unknown): number {
+    this.#failures = 0;
+    return backoffDelay(1, this.#opts, retryAfterOf(err), this.#random);
+  }
+
   /** Records a success: the next failure starts again from `initialMs`. */
   succeed(): void {
     this.#failures = 0;

@@ -95,6 +95,8 @@ export type WatchEvent =
       trigger: Trigger;
       /** The API's `Retry-After`, when the failure carried one (the wait is never shorter). */
       retryAfterMs?: number;
+      /** The failed reconcile applied changes: progress, not counted in `failures`. */
+      progress?: boolean;
     }
   | { type: "change_applied"; run: number; change: ChangeSummary; durationMs?: number }
   | { type: "waiting_for_lock"; run: number; location: string }

@@ -175,7 +175,7 @@ function describe(
     }
     case "retry_scheduled":
       return {
-        text: `retrying in ${formatDuration(event.inMs)} (${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row${event.retryAfterMs === undefined ? "" : `; the API asked to wait ${formatDuration(event.retryAfterMs)}`})`,
+        text: `retrying in ${formatDuration(event.inMs)} (${event.progress ? "progress made: changes were applied" : `${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row`}${event.retryAfterMs === undefined ? "" : `; the API asked to wait ${formatDuration(event.retryAfterMs)}`})`,
         detail: [],
       };
     case "warning":

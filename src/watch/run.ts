@@ -153,7 +153,8 @@ export function createRunner(opts: RunOptions): Runner {
           ...(stack === undefined ? {} : { stack }),
           applied,
         });
-        return { kind: "failed", error };
+        // Changes applied before the failure: progress, which the backoff does not count as a failure.
+        return applied.length > 0 ? { kind: "progress", error } : { kind: "failed", error };
       } finally {
         signal.removeEventListener("abort", onStop);
         own.abort(new Error("the reconcile has ended"));

@@ -14,7 +14,8 @@
  *
  * Rules: never two runs at once; triggers arriving during a run or a backoff are merged into one
  * follow-up run (src/watch/trigger.ts); the periodic run comes `intervalMs` (± `jitter`) after the
- * end of the last run of any kind; after a failure the next attempt waits for src/watch/backoff.ts.
+ * end of the last run of any kind; after a failure the next attempt waits for src/watch/backoff.ts;
+ * a failed run that applied changes made progress: the backoff restarts instead of growing.
  */
 import { type Backoff, retryAfterOf } from "./backoff.js";
 import { intervalTrigger, mergeTriggers, startupTrigger, type Trigger } from "./trigger.js";
@@ -26,7 +27,12 @@ export type RunOutcome =
   /** The configuration is invalid: nothing was sent; wait for a file change or the next interval. */
   | { kind: "invalid" }
   /** The reconcile failed (API, network, lock...): try again after a backoff. */
-  | { kind: "failed"; error: unknown };
+  | { kind: "failed"; error: unknown }
+  /**
+   * The reconcile failed after applying changes: it made progress, which is not a failure for the
+   * backoff (the count restarts); it is tried again after the first wait.
+   */
+  | { kind: "progress"; error: unknown };
 
 /** The scheduler's current state (see the module diagram). */
 export type SchedulerState = "idle" | "running" | "backoff" | "stopped";
@@ -41,6 +47,8 @@ export interface RetryScheduled {
   trigger: Trigger;
   /** What the API asked for (`Retry-After`), when the failure carried it. */
   retryAfterMs?: number;
+  /** The failed reconcile made progress (applied changes): not counted as a failure. */
+  progress?: boolean;
 }
 
 /** Settings and callbacks of a `Scheduler`. */
@@ -142,8 +150,11 @@ export class Scheduler {
     }
     if (this.#state === "stopped") return;
 
-    if (outcome.kind === "failed") {
-      const inMs = this.#opts.backoff.fail(outcome.error);
+    if (outcome.kind === "failed" || outcome.kind === "progress") {
+      const progress = outcome.kind === "progress";
+      const inMs = progress
+        ? this.#opts.backoff.progress(outcome.error)
+        : this.#opts.backoff.fail(outcome.error);
       const retry = mergeTriggers(this.#pending, { ...trigger, retry: trigger.retry + 1 });
       this.#pending = retry;
       this.#state = "backoff";
@@ -157,6 +168,7 @@ export class Scheduler {
         failures: this.#opts.backoff.failures,
         trigger: retry,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(progress ? { progress } : {}),
       });
       return;
     }

@@ -5,14 +5,15 @@
  * - `starting`: no reconcile has finished yet;
  * - `ok`: the last reconcile succeeded (under `--no-self-heal`, drift it reported is in `drift`);
  * - `invalid_config`: the last load found the configuration invalid: nothing is being applied;
- * - `failing`: the last reconcile failed (API, network, lock...): retrying with backoff;
+ * - `degraded`: the last reconcile failed but applied changes (progressing): retrying soon;
+ * - `failing`: the last reconcile failed (API, network, lock...) and applied nothing: retrying with backoff;
  * - `stopping`: shutting down after SIGINT / SIGTERM.
  * Only `ok` is healthy (HTTP 200); every other status answers 503.
  */
 import type { ChangeSummary, WatchEvent } from "./events.js";
 
 /** Health status values (see the module doc). */
-export type HealthStatus = "starting" | "ok" | "invalid_config" | "failing" | "stopping";
+export type HealthStatus = "starting" | "ok" | "invalid_config" | "degraded" | "failing" | "stopping";
 
 /** The body of `/healthz`. Times are RFC 3339. */
 export interface WatchStatus {
@@ -26,7 +27,7 @@ export interface WatchStatus {
   lastSuccessAt: string | null;
   /** The last failure (config or reconcile); kept after a later success, for context. */
   lastError: { at: string; kind: "config" | "reconcile"; message: string } | null;
-  /** Failed reconciles in a row (0 after a success). */
+  /** Failed reconciles in a row (0 after a success, or a failure that still applied changes). */
   consecutiveFailures: number;
   /** Changes the last successful reconcile applied (`--no-self-heal` interval runs: none). */
   lastApplied: ChangeSummary[];
@@ -81,15 +82,17 @@ export function foldStatus(s: WatchStatus, event: WatchEvent, now: Date = new Da
     }
     case "config_queued":
       // Only sent while backing off after a failure: the configuration is fine again, the API is not.
-      return { ...s, status: "failing" };
-    case "reconcile_failed":
+      return { ...s, status: s.status === "degraded" ? "degraded" : "failing" };
+    case "reconcile_failed": {
+      const progress = event.applied.length > 0;
       return {
         ...s,
-        status: "failing",
+        status: progress ? "degraded" : "failing",
         lastRunAt: at,
         lastError: { at, kind: "reconcile", message: event.message },
-        consecutiveFailures: s.consecutiveFailures + 1,
+        consecutiveFailures: progress ? 0 : s.consecutiveFailures + 1,
       };
+    }
     case "stopping":
       return { ...s, status: "stopping" };
     default:

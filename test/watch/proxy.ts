@@ -13,6 +13,10 @@ export interface TcpProxy {
   /** Closes every connection and refuses new ones until `up()`. */
   down(): void;
   up(): void;
+  /** Stops listening: new connections are refused (ECONNREFUSED), open ones closed, until `listen()`. */
+  refuse(): Promise<void>;
+  /** Listens again on the same port after `refuse()`. */
+  listen(): Promise<void>;
   /** Delay added to every chunk of the server's answers, in ms. */
   delayMs: number;
   close(): Promise<void>;
@@ -35,6 +39,8 @@ export async function startProxy(target: string): Promise<TcpProxy> {
     up: () => {
       isDown = false;
     },
+    refuse: async () => {},
+    listen: async () => {},
     delayMs: 0,
     close: async () => {},
   };
@@ -69,10 +75,19 @@ export async function startProxy(target: string): Promise<TcpProxy> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   proxy.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  const ownPort = typeof address === "object" && address ? address.port : 0;
+  proxy.refuse = () =>
+    new Promise<void>((resolve) => {
+      for (const s of open) s.destroy();
+      open.clear();
+      server.close(() => resolve());
+    });
+  proxy.listen = () => new Promise<void>((resolve) => server.listen(ownPort, "127.0.0.1", resolve));
   proxy.close = () =>
     new Promise<void>((resolve) => {
       proxy.down();
-      server.close(() => resolve());
+      if (server.listening) server.close(() => resolve());
+      else resolve();
     });
   return proxy;
 }

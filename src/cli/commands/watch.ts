@@ -110,6 +110,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
     configDir: configDirOf(paths[0]),
     announce: flags.logFormat === "human",
     retry: { retries: WATCH_DEFAULTS.clientRetries },
+    retryUnreachable: false,
   });
 
   let health: HealthServer | undefined;

@@ -48,6 +48,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: ${c.red(`${event.op} failed`)} ${c.dim(`(${seconds(event.durationMs)})`)}: ${describeError(event.error)}`;
     case "create_recovered":
       return `${event.address}: the API's answer to the create was lost; found the object ${event.id} by its ownership marker`;
+    case "create_retrying":
+      return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
     case "token_saved":
