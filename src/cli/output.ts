@@ -49,3 +49,20 @@ export function helpExamples(...lines: string[]): string {
 export function warn(message: string): void {
   process.stderr.write(`${colorErr.yellow("Warning:")} ${message}\n`);
 }
+
+let debugOn = false;
+
+/** Turns on debug logs (`--debug`); set once by the entry point before a command runs. */
+export function setDebug(on: boolean): void {
+  debugOn = on;
+}
+
+/** True under `--debug`. */
+export function isDebug(): boolean {
+  return debugOn;
+}
+
+/** Prints a debug line on stderr (only under `--debug`). Never pass a body, header or secret. */
+export function debugLog(message: string): void {
+  if (debugOn) process.stderr.write(`${colorErr.dim(`debug: ${message}`)}\n`);
+}

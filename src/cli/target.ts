@@ -16,12 +16,18 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApiClient, type ResponseEvent, type RetryOptions } from "../client/index.js";
+import {
+  ApiClient,
+  type ResponseEvent,
+  type RetryOptions,
+  WAITING_AFTER_MS,
+  type WaitingEvent,
+} from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
 import { FileStateStore, resolveStatePath, type StateApi } from "../state/index.js";
-import { colorErr } from "./output.js";
+import { colorErr, debugLog } from "./output.js";
 
 /** The package's fixtures file (src/cli and dist/cli are both two levels below the package root). */
 export const PACKAGE_FIXTURES = fileURLToPath(new URL("../../examples/fixtures.yaml", import.meta.url));
@@ -66,10 +72,14 @@ export interface TargetOptions {
 export async function openTarget(opts: TargetOptions): Promise<Target> {
   const env = opts.env ?? process.env;
   let count = 0;
+  const quiet = opts.announce === false;
   const onResponse = (e: ResponseEvent) => {
     count++;
+    debugLog(describeResponse(e));
+    if (!quiet && e.retryInMs !== undefined && e.retryInMs >= WAITING_AFTER_MS) waitLine(describeRetry(e));
     opts.onResponse?.(e);
   };
+  const onWaiting = quiet ? undefined : (e: WaitingEvent) => waitLine(describeWait(e));
   const url = env.TGW_API_URL?.trim();
   let target: Target;
   if (url) {
@@ -80,6 +90,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       baseUrl: url,
       apiKey: key,
       onResponse,
+      ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
@@ -108,6 +119,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       baseUrl: server.url,
       apiKey: server.token,
       onResponse,
+      ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
@@ -147,6 +159,35 @@ export function remoteIdentity(url: string, key: string): StateApi {
   }
   const digest = createHash("sha256").update(`tgw-api-key:${key}`).digest("hex").slice(0, 16);
   return { url: shown, key: digest };
+}
+
+/** `GET /api_keys 200 12ms`, `POST /api_keys no response (timeout) 30000ms, attempt 2`: no body, no header. */
+export function describeResponse(e: ResponseEvent): string {
+  const outcome = e.status !== undefined ? String(e.status) : `no response (${e.failure ?? "failed"})`;
+  const attempt = e.attempt > 1 ? `, attempt ${e.attempt}` : "";
+  const retry = e.retryInMs !== undefined ? `, retrying in ${seconds(e.retryInMs)}` : "";
+  return `${e.method} ${e.path} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}`;
+}
+
+function describeRetry(e: ResponseEvent): string {
+  const why = e.status !== undefined ? `answered ${e.status}` : `got no response (${e.failure ?? "failed"})`;
+  return `${e.method} ${e.path} ${why}: waiting ${seconds(e.retryInMs ?? 0)} before retrying...`;
+}
+
+function describeWait(e: WaitingEvent): string {
+  if (e.for === "rate-limit")
+    return `${e.method} ${e.path}: waiting ${seconds(e.waitedMs)} for the client's rate limit (the API allows so many calls a minute)...`;
+  const limit = e.timeoutMs !== undefined ? `; gives up after ${seconds(e.timeoutMs)}` : "";
+  return `${e.method} ${e.path}: waiting for the API's answer (${seconds(e.waitedMs)} so far${limit})...`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/** One line on stderr saying what a long wait waits for. */
+function waitLine(text: string): void {
+  process.stderr.write(`${colorErr.dim(text)}\n`);
 }
 
 /** Options shared by the commands that read configuration and state. */

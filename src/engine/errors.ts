@@ -113,7 +113,10 @@ export class ApplyFailedError extends TgwError {
     const head = interrupted
       ? "apply interrupted"
       : `apply failed: ${failed.length} change${failed.length === 1 ? "" : "s"} failed`;
-    const tail = `${done} done, ${notStarted.length} not started${
+    // Interrupted (Ctrl-C): also name what was done, as the progress lines may have scrolled away.
+    const doneList = outcomes.filter((o) => o.status === "done").map((o) => o.change.address);
+    const doneLine = interrupted && doneList.length > 0 ? `Done: ${doneList.join(", ")}.\n` : "";
+    const tail = `${doneLine}${done} done, ${notStarted.length} not started${
       notStarted.length > 0 ? ` (${notStarted.map((o) => o.change.address).join(", ")})` : ""
     }. The state records what was done; run apply again to continue.`;
     super(

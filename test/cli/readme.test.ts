@@ -42,7 +42,9 @@ describe("package.json engines", () => {
         continue; // a package that does not export its package.json
       }
       if (theirs === undefined) continue;
-      expect(semver.satisfies(ours, theirs), `${dep} needs node ${theirs}; engines allows ${ours}`).toBe(true);
+      expect(semver.satisfies(ours, theirs), `${dep} needs node ${theirs}; engines allows ${ours}`).toBe(
+        true,
+      );
     }
   });
 });
