@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { commands } from "./commands/index.js";
-import { reportError } from "./output.js";
+import { reportError, setDebug } from "./output.js";
 
 const program = new Command();
 program
@@ -32,6 +32,7 @@ Environment:
   NO_COLOR      disable colours (also off when output is not a terminal)`,
   );
 
+program.hook("preAction", () => setDebug(Boolean(program.opts().debug)));
 for (const register of commands) register(program);
 
 try {

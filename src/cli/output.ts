@@ -44,3 +44,25 @@ export function reportError(err: unknown, opts: { debug: boolean }): number {
 export function helpExamples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}`;
 }
+
+/** Prints `Warning: message` on stderr (yellow on a terminal). */
+export function warn(message: string): void {
+  process.stderr.write(`${colorErr.yellow("Warning:")} ${message}\n`);
+}
+
+let debugOn = false;
+
+/** Turns on debug logs (`--debug`); set once by the entry point before a command runs. */
+export function setDebug(on: boolean): void {
+  debugOn = on;
+}
+
+/** True under `--debug`. */
+export function isDebug(): boolean {
+  return debugOn;
+}
+
+/** Prints a debug line on stderr (only under `--debug`). Never pass a body, header or secret. */
+export function debugLog(message: string): void {
+  if (debugOn) process.stderr.write(`${colorErr.dim(`debug: ${message}`)}\n`);
+}

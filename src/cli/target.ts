@@ -11,16 +11,23 @@
  *
  * One dim line on stderr says which API is used.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApiClient, type ResponseEvent, type RetryOptions } from "../client/index.js";
+import {
+  ApiClient,
+  type ResponseEvent,
+  type RetryOptions,
+  WAITING_AFTER_MS,
+  type WaitingEvent,
+} from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
-import { FileStateStore, resolveStatePath } from "../state/index.js";
-import { colorErr } from "./output.js";
+import { FileStateStore, resolveStatePath, type StateApi } from "../state/index.js";
+import { colorErr, debugLog } from "./output.js";
 
 /** The package's fixtures file (src/cli and dist/cli are both two levels below the package root). */
 export const PACKAGE_FIXTURES = fileURLToPath(new URL("../../examples/fixtures.yaml", import.meta.url));
@@ -32,6 +39,8 @@ export interface Target {
   kind: "embedded" | "remote";
   /** Human description, e.g. `the API at https://api.example.com`. */
   description: string;
+  /** What the state records about this API (no secret): `embedded`, or the URL and a key fingerprint. */
+  identity: StateApi;
   /** Requests made so far (every attempt, retries included). */
   requests(): number;
   /** Closes the client (and stops the embedded server). */
@@ -47,6 +56,11 @@ export interface TargetOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Retry settings of the client (default: the client's); `tgw watch` retries whole reconciles itself. */
   retry?: Partial<RetryOptions>;
+  /**
+   * The command only reads (`plan`, `endpoints`): an embedded server whose data file does not exist
+   * yet runs in memory instead of creating `.tgw/server.sqlite`.
+   */
+  readOnly?: boolean;
   /** See `ApiClientOptions.retryUnreachable` (default true; `tgw watch`: false). */
   retryUnreachable?: boolean;
 }
@@ -58,10 +72,14 @@ export interface TargetOptions {
 export async function openTarget(opts: TargetOptions): Promise<Target> {
   const env = opts.env ?? process.env;
   let count = 0;
+  const quiet = opts.announce === false;
   const onResponse = (e: ResponseEvent) => {
     count++;
+    debugLog(describeResponse(e));
+    if (!quiet && e.retryInMs !== undefined && e.retryInMs >= WAITING_AFTER_MS) waitLine(describeRetry(e));
     opts.onResponse?.(e);
   };
+  const onWaiting = quiet ? undefined : (e: WaitingEvent) => waitLine(describeWait(e));
   const url = env.TGW_API_URL?.trim();
   let target: Target;
   if (url) {
@@ -72,6 +90,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       baseUrl: url,
       apiKey: key,
       onResponse,
+      ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
@@ -79,6 +98,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       api,
       kind: "remote",
       description: `the API at ${url}`,
+      identity: remoteIdentity(url, key),
       requests: () => count,
       close: () => api.close(),
     };
@@ -86,10 +106,11 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     // Imported here so that a remote run never loads the server's code (Fastify, SQLite).
     const { startServer } = await import("../server/server.js");
     const dir = join(opts.configDir, ".tgw");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     const dataPath = join(dir, "server.sqlite");
+    const inMemory = opts.readOnly === true && !existsSync(dataPath);
+    if (!inMemory) await mkdir(dir, { recursive: true, mode: 0o700 });
     const server = await startServer({
-      dataPath,
+      ...(inMemory ? {} : { dataPath }),
       fixtures: PACKAGE_FIXTURES,
       bootstrapToken: `tgw_embedded_${randomBytes(24).toString("hex")}`,
       logger: false,
@@ -98,6 +119,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       baseUrl: server.url,
       apiKey: server.token,
       onResponse,
+      ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
       ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
     });
@@ -105,7 +127,10 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     target = {
       api,
       kind: "embedded",
-      description: `the embedded reference server (data in ${shown.startsWith("..") ? dataPath : shown})`,
+      identity: { url: "embedded" },
+      description: inMemory
+        ? `the embedded reference server (no data yet: ${shown.startsWith("..") ? dataPath : shown} is created by the first apply)`
+        : `the embedded reference server (data in ${shown.startsWith("..") ? dataPath : shown})`,
       requests: () => count,
       close: async () => {
         await api.close();
@@ -118,6 +143,51 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     process.stderr.write(`${colorErr.dim(`Using ${target.description}${hint}.`)}\n`);
   }
   return target;
+}
+
+/**
+ * The identity of a remote API: its URL without credentials, query or trailing slash, and the first 16
+ * hex digits of SHA-256 over `tgw-api-key:` and the key (one-way, and not the hash a server keeps).
+ */
+export function remoteIdentity(url: string, key: string): StateApi {
+  let shown = url;
+  try {
+    const u = new URL(url);
+    shown = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    // Not a URL: the client refuses it with a clear message.
+  }
+  const digest = createHash("sha256").update(`tgw-api-key:${key}`).digest("hex").slice(0, 16);
+  return { url: shown, key: digest };
+}
+
+/** `GET /api_keys 200 12ms`, `POST /api_keys no response (timeout) 30000ms, attempt 2`: no body, no header. */
+export function describeResponse(e: ResponseEvent): string {
+  const outcome = e.status !== undefined ? String(e.status) : `no response (${e.failure ?? "failed"})`;
+  const attempt = e.attempt > 1 ? `, attempt ${e.attempt}` : "";
+  const retry = e.retryInMs !== undefined ? `, retrying in ${seconds(e.retryInMs)}` : "";
+  return `${e.method} ${e.path} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}`;
+}
+
+function describeRetry(e: ResponseEvent): string {
+  const why = e.status !== undefined ? `answered ${e.status}` : `got no response (${e.failure ?? "failed"})`;
+  return `${e.method} ${e.path} ${why}: waiting ${seconds(e.retryInMs ?? 0)} before retrying...`;
+}
+
+function describeWait(e: WaitingEvent): string {
+  if (e.for === "rate-limit")
+    return `${e.method} ${e.path}: waiting ${seconds(e.waitedMs)} for the client's rate limit (the API allows so many calls a minute)...`;
+  const limit = e.timeoutMs !== undefined ? `; gives up after ${seconds(e.timeoutMs)}` : "";
+  return `${e.method} ${e.path}: waiting for the API's answer (${seconds(e.waitedMs)} so far${limit})...`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/** One line on stderr saying what a long wait waits for. */
+function waitLine(text: string): void {
+  process.stderr.write(`${colorErr.dim(text)}\n`);
 }
 
 /** Options shared by the commands that read configuration and state. */

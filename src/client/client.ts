@@ -78,6 +78,25 @@ export interface ResponseEvent {
   retryInMs?: number;
 }
 
+/**
+ * A call that has been waiting for a while, as reported to `onWaiting`: for its response (the server
+ * is slow or does not answer) or for a slot of the client's rate limiter. Never carries a body.
+ */
+export interface WaitingEvent {
+  method: HttpMethod;
+  /** Path relative to the base URL, without the query string. */
+  path: string;
+  for: "response" | "rate-limit";
+  /** How long it has waited so far, in ms. */
+  waitedMs: number;
+  /** The attempt's deadline, in ms (`for: "response"`). */
+  timeoutMs?: number;
+}
+
+/** First `onWaiting` report after this many ms of waiting, then one every `WAITING_EVERY_MS`. */
+export const WAITING_AFTER_MS = 2_000;
+const WAITING_EVERY_MS = 10_000;
+
 /** Settings of an `ApiClient`. */
 export interface ApiClientOptions {
   /** Base URL, e.g. `https://api.example.com` or `http://127.0.0.1:4000/v2`; paths are appended to it. */
@@ -100,6 +119,11 @@ export interface ApiClientOptions {
    * backoff between reconciles alone paces the attempts while the API is down.
    */
   retryUnreachable?: boolean;
+  /**
+   * Called when a call has waited `WAITING_AFTER_MS` (2 s) for its response or a rate-limit slot, then
+   * every 10 s while it still waits, so a long wait can say what it waits for. Exceptions are ignored.
+   */
+  onWaiting?: (event: WaitingEvent) => void;
 }
 
 /**
@@ -131,6 +155,7 @@ export class ApiClient implements Api {
   readonly #timeoutMs: number;
   readonly #limiter: RateLimiter | undefined;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
+  readonly #onWaiting: ((event: WaitingEvent) => void) | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   readonly #retryUnreachable: boolean;
   /** The last attempt's failure while the API is unreachable (no connection could be made). */
@@ -150,6 +175,7 @@ export class ApiClient implements Api {
     this.#limiter = rate === undefined ? undefined : new RateLimiter(rate);
     this.#onResponse = options.onResponse;
     this.#retryUnreachable = options.retryUnreachable ?? true;
+    this.#onWaiting = options.onWaiting;
   }
 
   /**
@@ -254,11 +280,17 @@ export class ApiClient implements Api {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
-      const release = await this.#limiter?.acquire(signal);
+      const shown = this.#displayPath(url, false);
+      const release = this.#limiter
+        ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
+        : undefined;
       const started = performance.now();
       let result: Attempt;
       try {
-        result = await this.#gatedAttempt(method, url, payload, signal);
+        result = await this.#waiting(
+          { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
+          this.#gatedAttempt(method, url, payload, signal),
+        );
       } finally {
         release?.();
       }
@@ -435,6 +467,30 @@ export class ApiClient implements Api {
     }
     if (url.href === current.href) throw fail(`next_page_uri points to the same page: ${next}`);
     return url;
+  }
+
+  /** Awaits `work`, reporting to `onWaiting` while it takes long. */
+  async #waiting<T>(what: Omit<WaitingEvent, "waitedMs">, work: Promise<T>): Promise<T> {
+    if (!this.#onWaiting) return work;
+    const t0 = performance.now();
+    const report = () => {
+      try {
+        this.#onWaiting?.({ ...what, waitedMs: performance.now() - t0 });
+      } catch {
+        // Observing must not change a run.
+      }
+    };
+    let every: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => {
+      report();
+      every = setInterval(report, WAITING_EVERY_MS).unref();
+    }, WAITING_AFTER_MS).unref();
+    try {
+      return await work;
+    } finally {
+      clearTimeout(first);
+      clearInterval(every);
+    }
   }
 
   #emit(event: ResponseEvent): void {

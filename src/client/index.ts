@@ -11,6 +11,8 @@ export {
   type Query,
   type RequestOptions,
   type ResponseEvent,
+  WAITING_AFTER_MS,
+  type WaitingEvent,
 } from "./client.js";
 export { ApiError, NetworkError } from "./errors.js";
 export { PRODUCTION_RATE_LIMIT, type RateLimit } from "./rate-limit.js";

@@ -1,11 +1,16 @@
 /**
  * Which files make up the configuration: each `-f` path is a file, or a directory whose `*.yaml` and
- * `*.yml` files (not sub-directories, not dot-files) are read in name order. No path means the
- * working directory. The configuration directory (stack name default, `.tgw/`) is the first path's
- * directory.
+ * `*.yml` files (not sub-directories, not dot-files, so never `.tgw/`) are read in name order. No path
+ * means the working directory. The configuration directory (stack name default, `.tgw/`) is the first
+ * path's directory.
+ *
+ * Symbolic links to files are followed wherever they point (a Kubernetes ConfigMap mounts each key as
+ * `name.yaml -> ..data/name.yaml`); the configuration names the link, never its target. A link whose
+ * target is missing is a problem, not skipped: skipping it would plan to delete its resources.
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import { globSync } from "tinyglobby";
 import type { ProblemList } from "./errors.js";
 
 /** The configuration files, in order, and the configuration directory (absolute paths). */
@@ -45,15 +50,35 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
       files.push(abs);
       continue;
     }
-    const found = readdirSync(abs, { withFileTypes: true })
-      .filter((d) => d.isFile() && isConfigFileName(d.name))
-      .map((d) => resolve(abs, d.name))
+    const found = globSync(["*.yaml", "*.yml"], { cwd: abs, dot: false, onlyFiles: true })
+      .filter(isConfigFileName)
+      .map((name) => resolve(abs, name))
       .sort();
+    for (const link of danglingLinks(abs))
+      problems.add({ file: displayPath(cwd, link), line: 0, col: 0 }, "", "a symbolic link to nothing");
     if (found.length === 0)
       problems.add(whole, "", "no configuration files (*.yaml, *.yml) in this directory");
     files.push(...found);
   }
   return { files: [...new Set(files)], configDir: configDir ?? resolve(cwd, given[0] ?? ".") };
+}
+
+/**
+ * Configuration file names in `dir` that are symbolic links to nothing. tinyglobby leaves them out
+ * without a word, and a configuration file that silently disappears plans the deletion of its resources.
+ */
+function danglingLinks(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isSymbolicLink() && isConfigFileName(d.name))
+    .map((d) => resolve(dir, d.name))
+    .filter((link) => {
+      try {
+        statSync(link);
+        return false;
+      } catch {
+        return true;
+      }
+    });
 }
 
 /** The default stack name: the configuration directory's name. */

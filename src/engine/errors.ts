@@ -10,8 +10,11 @@
  * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
  * | `import`           | `tgw import` cannot adopt the object as asked                         |
  * | `not_confirmed`    | the user did not answer `yes`, or no terminal to ask on               |
+ * | `unknown_parent`   | a module's edge or route does not exist (a mistyped id)               |
+ * | `api_mismatch`     | the state belongs to another API than the one this run uses           |
  */
 import { TgwError } from "../errors.js";
+import type { StateApi } from "../state/store.js";
 import type { Change } from "./action.js";
 
 /** Two live objects claim the same address of this stack (DECISIONS.md section 3.2). */
@@ -110,7 +113,10 @@ export class ApplyFailedError extends TgwError {
     const head = interrupted
       ? "apply interrupted"
       : `apply failed: ${failed.length} change${failed.length === 1 ? "" : "s"} failed`;
-    const tail = `${done} done, ${notStarted.length} not started${
+    // Interrupted (Ctrl-C): also name what was done, as the progress lines may have scrolled away.
+    const doneList = outcomes.filter((o) => o.status === "done").map((o) => o.change.address);
+    const doneLine = interrupted && doneList.length > 0 ? `Done: ${doneList.join(", ")}.\n` : "";
+    const tail = `${doneLine}${done} done, ${notStarted.length} not started${
       notStarted.length > 0 ? ` (${notStarted.map((o) => o.change.address).join(", ")})` : ""
     }. The state records what was done; run apply again to continue.`;
     super(
@@ -128,4 +134,35 @@ export function describeError(err: unknown): string {
     return String((err as { format(): string }).format());
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The state records another API than the one of this run (./state-api.ts). */
+export class ApiMismatchError extends TgwError {
+  readonly recorded: StateApi;
+  readonly current: StateApi;
+  constructor(location: string, recorded: StateApi, current: StateApi, describe: (api: StateApi) => string) {
+    const fix =
+      recorded.url === "embedded"
+        ? "unset TGW_API_URL to use the embedded server"
+        : `set TGW_API_URL=${recorded.url} and TGW_API_KEY`;
+    const why = current.url === "embedded" ? " (TGW_API_URL is not set)" : "";
+    super(
+      "api_mismatch",
+      `the state ${location} belongs to ${describe(recorded)}, but this run uses ${describe(current)}${why}. Nothing was changed. To use the state's API, ${fix}; to move the stack to this API on purpose, pass --allow-api-change.`,
+    );
+    this.recorded = recorded;
+    this.current = current;
+  }
+}
+
+/** Modules of the configuration whose edge or route does not exist (./parents.ts). */
+export class UnknownParentError extends TgwError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(
+      "unknown_parent",
+      problems.length === 1 ? (problems[0] as string) : `\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
+    this.problems = problems;
+  }
 }

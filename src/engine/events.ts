@@ -28,7 +28,16 @@ export type EngineEvent =
    */
   | { type: "create_retrying"; address: string; attempt: number }
   | { type: "token_written"; address: string; path: string }
-  | { type: "state_written"; serial: number };
+  | { type: "state_written"; serial: number }
+  /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
+  | { type: "token_saved"; address: string }
+  /**
+   * An API key exists but its token is lost (its create response was lost, or its token file is
+   * missing): the API never shows it again; `tgw apply --replace ADDRESS` issues a new key.
+   */
+  | { type: "token_lost"; address: string; id: string; file: string }
+  /** Something the user should know that does not stop the run (no field values). */
+  | { type: "warning"; message: string };
 
 /** Receives engine events; exceptions it throws are ignored. */
 export type EventHandler = (event: EngineEvent) => void;

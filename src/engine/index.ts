@@ -35,6 +35,7 @@ export {
 } from "./apply.js";
 export { listEndpoints } from "./endpoints.js";
 export {
+  ApiMismatchError,
   ApplyFailedError,
   type ChangeOutcome,
   CreateFailedError,
@@ -43,6 +44,7 @@ export {
   ImportError,
   NotConfirmedError,
   StalePlanError,
+  UnknownParentError,
   UnsafePlanError,
   type UnsafeReason,
 } from "./errors.js";
@@ -62,3 +64,4 @@ export {
 export { type RefreshOptions, type RefreshScope, refresh, refreshScope } from "./refresh.js";
 export { checkPlanSafety, type SafetyOptions } from "./safety.js";
 export { checkSavedPlan, planDigest, type SavedPlanCheck } from "./saved-plan.js";
+export { checkStateApi, describeApi, sameApi } from "./state-api.js";

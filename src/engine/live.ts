@@ -34,6 +34,11 @@ export interface LiveState {
   modules: Map<string, LiveObject>;
   /** Module paths that were read (present or 404). */
   readModules: Set<string>;
+  /**
+   * Parents (edges, routes) that do not exist, by API path: checked once per parent of a module whose
+   * GET answered 404, so that "not set" and "no such edge or route" are told apart.
+   */
+  missingParents: Set<string>;
 }
 
 /** An empty live state (nothing listed, nothing read). */
@@ -43,6 +48,7 @@ export function emptyLiveState(): LiveState {
     listedKinds: new Set(),
     modules: new Map(),
     readModules: new Set(),
+    missingParents: new Set(),
   };
 }
 

@@ -15,18 +15,21 @@ import type { Api } from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
 import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
-import type { StateSnapshot, StateStore, Unlock } from "../state/store.js";
+import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
 import { hasChanges, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { StateJournal } from "./journal.js";
+import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
 import { buildRecord, sameRecord } from "./records.js";
 import { refresh, refreshScope } from "./refresh.js";
 import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
+import { checkStateApi, sameApi } from "./state-api.js";
+import { lostTokens, recoverTokenFiles } from "./tokens.js";
 
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
@@ -51,6 +54,13 @@ export interface ReconcileOptions extends SafetyOptions {
   saved?: SavedPlanCheck;
   /** Refresh concurrency (lists and module reads in flight); default 4. */
   refreshConcurrency?: number;
+  /**
+   * The API of this run: a state recording another one is refused (./state-api.ts), and every write
+   * records this one. Omitted: no check, nothing recorded.
+   */
+  apiIdentity?: StateApi;
+  /** Use a state that records another API (the next write records `apiIdentity`). */
+  allowApiChange?: boolean;
   /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
   createRetry?: CreateRetry;
 }
@@ -101,6 +111,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   };
 
   const planOnce = async (state: StateSnapshot): Promise<Plan> => {
+    if (options.apiIdentity) {
+      const warnings = checkStateApi(state, options.apiIdentity, {
+        location: store.location,
+        ...(options.allowApiChange ? { allowApiChange: true } : {}),
+      });
+      for (const message of warnings) emit({ type: "warning", message });
+    }
     const scope = refreshScope(desired, state, options.destroy);
     emit({ type: "refresh_started", kinds: scope.kinds.length, modules: scope.modules.length });
     const t0 = performance.now();
@@ -114,6 +131,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       modules: live.modules.size,
       durationMs: performance.now() - t0,
     });
+    if (!options.destroy) checkModuleParents(desired.resources, live);
     const plan = makePlan({ desired, live, state, destroy: options.destroy === true });
     emit({ type: "planned", plan });
     if (options.saved) checkSavedPlan(options.saved, plan);
@@ -121,12 +139,21 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     return plan;
   };
 
+  const reportLostTokens = async (plan: Plan, recovered?: ReadonlyMap<string, string>) => {
+    for (const t of await lostTokens(plan, desired, recovered)) emit({ type: "token_lost", ...t });
+  };
+
   let unlock: Unlock | undefined;
   try {
     if (mode === "apply" && lockScope === "run") unlock = await lock();
+    for (const address of await recoverTokenFiles(desired)) emit({ type: "token_saved", address });
     let state = await store.read();
     let plan = await planOnce(state);
-    if (mode === "plan" || !needsApply(plan, desired, state)) return { plan, applied: false, state };
+    const apply = () => needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
+    if (mode === "plan" || !apply()) {
+      await reportLostTokens(plan);
+      return { plan, applied: false, state };
+    }
     signal?.throwIfAborted();
     if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
       throw new NotConfirmedError("apply cancelled: nothing was changed");
@@ -137,21 +164,39 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       if (now.lineage !== state.lineage || now.serial !== state.serial) {
         state = now;
         plan = await planOnce(state);
-        if (!needsApply(plan, desired, state)) return { plan, applied: false, state };
+        if (!apply()) {
+          await reportLostTokens(plan);
+          return { plan, applied: false, state };
+        }
       }
     }
     signal?.throwIfAborted();
-    const journal = new StateJournal(store, state, (s) => emit({ type: "state_written", serial: s.serial }));
+    const recorded = options.apiIdentity ? { ...state, api: options.apiIdentity } : state;
+    const journal = new StateJournal(store, recorded, (s) =>
+      emit({ type: "state_written", serial: s.serial }),
+    );
+    // Record the API now, even if the plan has nothing else to write.
+    if (apiToRecord(plan, state, options.apiIdentity)) await journal.update(() => {});
+    const recovered = new Map<string, string>();
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
       ...(options.createRetry ? { createRetry: options.createRetry } : {}),
-      onEvent: emit,
+      onEvent: (e) => {
+        if (e.type === "create_recovered") recovered.set(e.address, e.id);
+        emit(e);
+      },
     });
+    await reportLostTokens(plan, recovered);
     return { plan, applied: true, result, state: journal.snapshot };
   } finally {
     await unlock?.();
   }
+}
+
+/** True when the state manages objects but does not record the API of this run yet. */
+function apiToRecord(plan: Plan, state: StateSnapshot, api: StateApi | undefined): boolean {
+  return api !== undefined && !sameApi(state.api, api) && plan.changes.length > 0;
 }
 
 /** True when applying `plan` would call the API or change the state. */

@@ -5,7 +5,9 @@
  *   `ownership: marker` every collection kind is listed (a handful of calls), so that this stack's
  *   objects are found through their markers even when the state file is lost; with `state-only`, only
  *   the kinds the configuration or the state uses.
- * - One GET per module path the configuration names or the state records (a 404 means "not set").
+ * - One GET per module path the configuration names or the state records (a 404 means "not set"),
+ *   and after a 404 one GET of the module's parent (edge or route; once per parent), so that a
+ *   mistyped edge or route id is reported at plan time (./parents.ts) instead of failing apply.
  *
  * Kinds are listed and modules read concurrently, at most `concurrency` at a time (the client's rate
  * limiter still applies to every request).
@@ -70,6 +72,18 @@ export async function refresh(
   const failed = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
   const tasks: Promise<void>[] = [];
+  const parents = new Map<string, Promise<void>>();
+  const checkParent = (path: string): Promise<void> => {
+    const parent = parentPath(path);
+    let check = parents.get(parent);
+    if (!check) {
+      check = readModule(api, parent, signal).then((body) => {
+        if (!body) live.missingParents.add(parent);
+      });
+      parents.set(parent, check);
+    }
+    return check;
+  };
   for (const kindName of scope.kinds) {
     const kind = getKind(kindName);
     if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
@@ -95,6 +109,7 @@ export async function refresh(
         const body = await readModule(api, path, signal);
         live.readModules.add(path);
         if (body) live.modules.set(path, liveObject(kind, path, body));
+        else await checkParent(path);
       }),
     );
   }
@@ -113,7 +128,12 @@ export async function refresh(
   return live;
 }
 
-/** GET a module; undefined when it is not set (404). */
+/** The API path of a module's parent object: `/edges/https/E/routes/R/saml` -> `/edges/https/E/routes/R`. */
+export function parentPath(modulePath: string): string {
+  return modulePath.slice(0, modulePath.lastIndexOf("/"));
+}
+
+/** GET a module (or any object); undefined when it is not set (404). */
 export async function readModule(
   api: Api,
   path: string,

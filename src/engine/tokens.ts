@@ -4,9 +4,12 @@
  * config directory, or the resource's `token_file` option) and nowhere else: never to the state,
  * the plan or logs.
  */
-import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { DesiredResource } from "../config/desired.js";
+import { access, chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { DesiredResource, DesiredState } from "../config/desired.js";
+import { processIsAlive } from "../state/lock-info.js";
+import type { Plan } from "./action.js";
+import { returnsToken } from "./plan.js";
 
 /**
  * The token file of an API key resource as configured: `token_file` (the config layer always sets
@@ -40,4 +43,82 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
   await writeFile(tmp, `${token}\n`, { mode: 0o600 });
   await chmod(tmp, 0o600);
   await rename(tmp, path);
+}
+
+/** An API key that exists while its token is lost: the API never shows a token again. */
+export interface LostToken {
+  address: string;
+  /** The key's id. */
+  id: string;
+  /** The token file as configured (relative to the config directory when it was written so). */
+  file: string;
+}
+
+/**
+ * Finishes the token writes a killed apply left half done: `<token file>.<pid>.tmp` of a process that
+ * no longer runs. A whole token (it ends with the newline written after it) whose token file does not
+ * exist is moved into place, so it is not lost; any other leftover is removed.
+ * @returns the addresses whose token was saved this way.
+ */
+export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
+  const saved: string[] = [];
+  for (const r of desired.resources) {
+    if (!returnsToken(r.kind)) continue;
+    const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
+    let names: string[];
+    try {
+      names = await readdir(dirname(file));
+    } catch {
+      continue;
+    }
+    const prefix = `${basename(file)}.`;
+    for (const name of names) {
+      const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
+      if (!name.startsWith(prefix) || !m || processIsAlive(Number(m[1]))) continue;
+      const tmp = join(dirname(file), name);
+      const whole = /^\S+\n$/.test(await readFile(tmp, "utf8").catch(() => ""));
+      if (whole && !(await exists(file))) {
+        await chmod(tmp, 0o600);
+        await rename(tmp, file);
+        saved.push(r.address);
+      } else await rm(tmp, { force: true });
+    }
+  }
+  return saved;
+}
+
+/**
+ * The API keys `plan` keeps (no-op or update) whose token file does not exist, plus `recovered`
+ * (keys whose create response, and so their token, was lost): their tokens cannot be shown again.
+ * `ids` gives the id of a key created by the apply.
+ */
+export async function lostTokens(
+  plan: Plan,
+  desired: DesiredState,
+  recovered: ReadonlyMap<string, string> = new Map(),
+): Promise<LostToken[]> {
+  const resources = new Map(desired.resources.map((r) => [r.address, r]));
+  const lost: LostToken[] = [];
+  for (const c of plan.changes) {
+    const r = resources.get(c.address);
+    if (!r || !returnsToken(c.kind)) continue;
+    const configured = configuredTokenFile(r);
+    const file = shownTokenFile(configured, desired.configDir);
+    const id = recovered.get(c.address);
+    if (id !== undefined) lost.push({ address: c.address, id, file });
+    else if (
+      (c.action === "no-op" || c.action === "update") &&
+      c.id &&
+      !(await exists(tokenFilePath(configured, desired.configDir)))
+    )
+      lost.push({ address: c.address, id: c.id, file });
+  }
+  return lost;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

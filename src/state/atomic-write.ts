@@ -3,7 +3,7 @@
  * after a crash (even a power loss) the path holds one of the two.
  */
 import { randomBytes } from "node:crypto";
-import { open, rename, rm } from "node:fs/promises";
+import { open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -36,6 +36,34 @@ export async function writeFileAtomic(
     throw err;
   }
   await syncDirectory(dir);
+}
+
+/**
+ * Removes the temporary files `writeFileAtomic` left beside `path` when its process was killed between
+ * creating and renaming them (`.<name>.<pid>.<hex>.tmp` of a process that no longer runs). The file at
+ * `path` is untouched: it holds the old or the new content, whole.
+ * @returns the names removed.
+ */
+export async function removeStaleTempFiles(
+  path: string,
+  isAlive: (pid: number) => boolean,
+): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
+    if (!name.startsWith(prefix) || !m || isAlive(Number(m[1]))) continue;
+    await rm(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

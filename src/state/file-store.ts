@@ -15,10 +15,11 @@ import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { writeFileAtomic } from "./atomic-write.js";
+import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
 import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
 import { orderedSnapshot, parseState, snapshotProblems } from "./format.js";
+import { processIsAlive } from "./lock-info.js";
 import { emptySnapshot } from "./snapshot.js";
 import type { StateSnapshot, StateStore, Unlock } from "./store.js";
 
@@ -139,6 +140,8 @@ export class FileStateStore implements StateStore {
       },
     });
     this.#held = true;
+    // Temporary files of a writer that was killed (only the lock holder writes, so none is in use).
+    for (const p of [this.path, this.backupPath]) await removeStaleTempFiles(p, processIsAlive);
     let done: Promise<void> | undefined;
     return () => {
       done ??= (async () => {

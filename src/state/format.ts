@@ -29,6 +29,15 @@ export const stateSchema = {
     lineage: { type: "string", minLength: 1 },
     serial: { type: "integer", minimum: 0 },
     stack: { type: "string", minLength: 1 },
+    api: {
+      type: "object",
+      required: ["url"],
+      additionalProperties: false,
+      properties: {
+        url: { type: "string", minLength: 1 },
+        key: { type: "string", pattern: "^[0-9a-f]{16}$" },
+      },
+    },
     resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },
   },
   $defs: {
@@ -139,6 +148,14 @@ export function orderedSnapshot(snapshot: StateSnapshot): StateSnapshot {
     lineage: snapshot.lineage,
     serial: snapshot.serial,
     stack: snapshot.stack,
+    ...(snapshot.api === undefined
+      ? {}
+      : {
+          api: {
+            url: snapshot.api.url,
+            ...(snapshot.api.key === undefined ? {} : { key: snapshot.api.key }),
+          },
+        }),
     resources,
   };
   return ordered;

@@ -13,4 +13,4 @@ export {
 export { FileStateStore, type FileStateStoreOptions, WRITE_LOCK_TIMEOUT_MS } from "./file-store.js";
 export { configDirOf, defaultStatePath, resolveStatePath, STATE_FILE } from "./location.js";
 export { emptySnapshot, STATE_FORMAT_VERSION } from "./snapshot.js";
-export type { StateRecord, StateSnapshot, StateStore, Unlock } from "./store.js";
+export type { StateApi, StateRecord, StateSnapshot, StateStore, Unlock } from "./store.js";

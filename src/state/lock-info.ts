@@ -64,7 +64,8 @@ export function holderIsGone(info: LockHolder, lockStat: Stats, heldHere: boolea
   return !processIsAlive(info.pid);
 }
 
-function processIsAlive(pid: number): boolean {
+/** True when a process `pid` runs on this host (one that belongs to another user included). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

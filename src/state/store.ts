@@ -28,6 +28,17 @@ export interface StateRecord {
   appliedAt: string;
 }
 
+/**
+ * The API a state belongs to (docs/state.md > Which API a state belongs to). Never a secret: the API
+ * has no call that names the account, so the caller is identified by a fingerprint of its key.
+ */
+export interface StateApi {
+  /** `embedded` (the reference server `tgw` starts itself), or the API's base URL without credentials or query. */
+  url: string;
+  /** First 16 hex digits of SHA-256 over a tgw-specific prefix and the API key; absent for `embedded`. */
+  key?: string;
+}
+
 /** One consistent version of the state. */
 export interface StateSnapshot {
   /** Format version of the file. */
@@ -37,6 +48,8 @@ export interface StateSnapshot {
   /** Incremented on every write. */
   serial: number;
   stack: string;
+  /** The API the resources live in; absent in states written before tgw recorded it. */
+  api?: StateApi;
   /** Records by address. */
   resources: Record<string, StateRecord>;
 }

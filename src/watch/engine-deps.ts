@@ -9,7 +9,7 @@
 import type { Api } from "../client/index.js";
 import { ConfigError, loadDesiredState } from "../config/index.js";
 import { type Change, type EngineEvent, isChange, reconcile, type SafetyOptions } from "../engine/index.js";
-import { FileStateStore } from "../state/index.js";
+import { FileStateStore, type StateApi } from "../state/index.js";
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
 import type { WatchDeps } from "./run.js";
 
@@ -20,6 +20,8 @@ export interface EngineDepsOptions {
   /** Absolute path of the state file. */
   statePath: string;
   api: Api;
+  /** The API's identity, recorded in the state and checked against it (docs/state.md). */
+  apiIdentity?: StateApi;
   safety: SafetyOptions;
   /** How long an apply waits for the state lock, in ms. */
   lockTimeoutMs: number;
@@ -64,6 +66,13 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
             callsLeft.set(c.address, c.action === "replace" ? 2 : 1);
             if (c.drift) drift.add(c.address);
           }
+        } else if (e.type === "warning") {
+          opts.emit({ type: "warning", message: e.message });
+        } else if (e.type === "token_lost") {
+          opts.emit({
+            type: "warning",
+            message: `the token of ${e.address} (${e.id}) is lost: its token file ${e.file} does not exist; tgw apply --replace ${e.address} issues a new key`,
+          });
         } else if (e.type === "lock_waiting") {
           opts.emit({ type: "waiting_for_lock", run, location: e.location });
         } else if (e.type === "step_done" && e.action !== "no-op") {
@@ -83,6 +92,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           lockScope: "apply",
           lockTimeoutMs: opts.lockTimeoutMs,
           lockHolder: "tgw watch",
+          ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
           ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
           ...opts.safety,
         },

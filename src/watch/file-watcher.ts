@@ -9,13 +9,18 @@
  *   edit is watched from then on and one no longer used stops triggering runs.
  * Never watched: dot folders and dotfiles under a directory (`.tgw/` holds the state file, whose writes
  * must not trigger a run; `.git/`; editor swap files) and `node_modules/`, unless named by `setFiles`.
+ * Except `..data` in a watched directory: a Kubernetes ConfigMap volume links each file through it
+ * (`tgw.yaml -> ..data/tgw.yaml`) and an update swaps that one link, so its swap is a change.
  *
  * Debounce: changes are collected until `debounceMs` pass without a new one (an editor's save or a
  * `git pull` is one run), but never held longer than `maxWaitMs` (a file rewritten non-stop still runs).
  */
-import { basename, dirname, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { isConfigFileName } from "../config/files.js";
+
+/** The link a Kubernetes ConfigMap volume swaps on every update. */
+const CONFIGMAP_LINK = "..data";
 
 /** Settings and callbacks of a `FileWatcher`. */
 export interface FileWatcherOptions {
@@ -49,6 +54,8 @@ export class FileWatcher {
   readonly #maxWaitMs: number;
   readonly #isConfigFile: (path: string) => boolean;
   readonly #watcher: FSWatcher;
+  /** The `..data` links of the roots, watched as links (the main watcher follows links, and misses a swap). */
+  readonly #links: FSWatcher;
   /** Files named by the last `setFiles` (absolute). */
   #files = new Set<string>();
   #changed = new Set<string>();
@@ -71,17 +78,24 @@ export class FileWatcher {
       interval: 250,
       ignored: (path) => this.#ignored(resolve(path)),
     });
-    for (const event of ["add", "change", "unlink"] as const) {
-      this.#watcher.on(event, (path: string) => this.#onEvent(resolve(path)));
-    }
-    this.#watcher.on("error", (err: unknown) =>
-      this.#opts.onError?.(err instanceof Error ? err : new Error(String(err))),
+    this.#links = watch(
+      [...this.#roots].map((r) => join(r, CONFIGMAP_LINK)),
+      { ignoreInitial: true, depth: 0, followSymlinks: false, usePolling: opts.poll ?? false, interval: 250 },
     );
+    for (const w of [this.#watcher, this.#links]) {
+      for (const event of ["add", "change", "unlink"] as const) {
+        w.on(event, (path: string) => this.#onEvent(resolve(path)));
+      }
+      w.on("error", (err: unknown) =>
+        this.#opts.onError?.(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
   }
 
   /** Resolves once the initial scan is done (changes before it may be missed). */
   ready(): Promise<void> {
-    return new Promise((resolvePromise) => this.#watcher.once("ready", () => resolvePromise()));
+    const ready = (w: FSWatcher) => new Promise<void>((done) => w.once("ready", () => done()));
+    return Promise.all([ready(this.#watcher), ready(this.#links)]).then(() => {});
   }
 
   /** The files watched besides the roots (absolute paths), sorted. */
@@ -107,7 +121,7 @@ export class FileWatcher {
   async close(): Promise<void> {
     this.#closed = true;
     this.#clearTimers();
-    await this.#watcher.close();
+    await Promise.all([this.#watcher.close(), this.#links.close()]);
   }
 
   #onEvent(path: string): void {
@@ -136,7 +150,8 @@ export class FileWatcher {
   /** A change matters if the configuration read the file, or it is a config file in a watched directory. */
   #relevant(path: string): boolean {
     if (this.#files.has(path) || this.#roots.has(path)) return true;
-    return this.#roots.has(dirname(path)) && this.#isConfigFile(path);
+    if (!this.#roots.has(dirname(path))) return false;
+    return this.#isConfigFile(path) || basename(path) === CONFIGMAP_LINK;
   }
 
   #underRoot(path: string): boolean {

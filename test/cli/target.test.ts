@@ -3,10 +3,10 @@
  * nothing else running (the reference server starts in-process, its data under `.tgw/`); and
  * `tgw endpoints` lists the active endpoints there.
  */
-import { rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyExamples, tgw } from "./tgw.js";
+import { copyExamples, manyBackends, tgw } from "./tgw.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -52,5 +52,20 @@ describe("embedded reference server", () => {
     });
     expect(out.code).toBe(1);
     expect(out.stderr).toContain("Error [usage]: TGW_API_URL is set but TGW_API_KEY is not");
+  });
+});
+
+describe("commands that only read", () => {
+  it("tgw plan and tgw endpoints create no .tgw/ (no server data, no state) in a fresh configuration", async () => {
+    const fresh = await manyBackends(1, "fresh");
+    try {
+      const planned = await tgw(["plan", "--detailed-exitcode"], { cwd: fresh });
+      expect(planned.code).toBe(2);
+      expect(planned.stderr).toContain("(no data yet: .tgw/server.sqlite is created by the first apply)");
+      expect((await tgw(["endpoints"], { cwd: fresh })).code).toBe(0);
+      expect(await readdir(fresh)).toEqual(["tgw.yaml"]);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
   });
 });

@@ -25,24 +25,26 @@ import {
 } from "../../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { parseDuration } from "../duration.js";
-import { color, colorErr, helpExamples } from "../output.js";
+import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
-import { applySummary, progressLine } from "../render/progress.js";
+import { applySummary, lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
+  type ApiCheckFlags,
   type CommonOptions,
   parsePositiveCount,
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
+  withApiCheck,
   withConfig,
   withSafety,
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags {
+export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -52,7 +54,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags {
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withSafety(withConfig(cmd))
+  return withApiCheck(withSafety(withConfig(cmd)))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -170,11 +172,14 @@ export async function runApply(
   process.on("SIGINT", onSigint);
 
   let planned: Plan | undefined;
+  const lost = new Map<string, { address: string; id: string; file: string }>();
   const onEvent = (e: EngineEvent) => {
+    if (e.type === "token_lost") lost.set(e.address, e);
     if (e.type === "planned") {
       planned = e.plan;
       if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
     } else if (e.type === "step_started") started = true;
+    else if (e.type === "warning") warn(e.message);
     const line = progressLine(e, c);
     if (line) out.write(`${line}\n`);
   };
@@ -209,6 +214,8 @@ export async function runApply(
         lockScope: "run",
         ...(approve ? { approve } : {}),
         ...(saved ? { saved: saved.check } : {}),
+        apiIdentity: target.identity,
+        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
       },
     });
   } catch (err) {
@@ -222,7 +229,10 @@ export async function runApply(
     await target.close();
   }
 
+  // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
+  const lostWarning = lostTokenWarning([...lost.values()], opts.json ? colorErr : c);
   if (opts.json) {
+    process.stderr.write(lostWarning);
     const tokens = opts.showTokens ? result.result?.tokens : undefined;
     process.stdout.write(
       `${JSON.stringify(jsonResult(result.plan, result.result?.outcomes ?? [], tokens), null, 2)}\n`,
@@ -231,6 +241,7 @@ export async function runApply(
   }
   if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
+  if (lostWarning) out.write(`\n${lostWarning}`);
 }
 
 function jsonResult(

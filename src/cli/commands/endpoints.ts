@@ -30,7 +30,7 @@ export const registerEndpoints: RegisterCommand = (program) => {
     )
     .option("--json", "print the endpoints as a JSON array")
     .action(async (opts: { file?: string[]; json?: boolean }, _cmd: Command) => {
-      const target = await openTarget({ configDir: configDirOf(opts.file?.[0]) });
+      const target = await openTarget({ configDir: configDirOf(opts.file?.[0]), readOnly: true });
       try {
         const endpoints = await listEndpoints(target.api);
         if (opts.json) {

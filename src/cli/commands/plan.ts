@@ -22,9 +22,10 @@ import {
   type SavedPlanCheck,
 } from "../../engine/index.js";
 import { ExitCode, UsageError } from "../../errors.js";
-import { color, helpExamples } from "../output.js";
+import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
+import { lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 
@@ -32,6 +33,19 @@ import type { RegisterCommand } from "./index.js";
 export interface CommonOptions {
   file?: string[];
   state?: string;
+}
+
+/** `--allow-api-change` as commander parses it. */
+export interface ApiCheckFlags {
+  allowApiChange?: boolean;
+}
+
+/** Adds `--allow-api-change` (docs/state.md > Which API a state belongs to). */
+export function withApiCheck(cmd: Command): Command {
+  return cmd.option(
+    "--allow-api-change",
+    "use a state that records another API than this run's (an apply then records this one)",
+  );
 }
 
 /** Safety options as commander parses them. */
@@ -144,7 +158,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   return value;
 }
 
-interface PlanOptions extends CommonOptions, SafetyFlags {
+interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags {
   json?: boolean;
   out?: string;
   detailedExitcode?: boolean;
@@ -152,20 +166,24 @@ interface PlanOptions extends CommonOptions, SafetyFlags {
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withSafety(
-    withConfig(
-      program
-        .command("plan")
-        .description("show the changes that would make live state equal the configuration (changes nothing)")
-        .addHelpText(
-          "after",
-          helpExamples(
-            "tgw plan -f infra/",
-            "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-            "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-            "tgw plan -f infra/ --json",
+  withApiCheck(
+    withSafety(
+      withConfig(
+        program
+          .command("plan")
+          .description(
+            "show the changes that would make live state equal the configuration (changes nothing)",
+          )
+          .addHelpText(
+            "after",
+            helpExamples(
+              "tgw plan -f infra/",
+              "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+              "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+              "tgw plan -f infra/ --json",
+            ),
           ),
-        ),
+      ),
     ),
   )
     .option("--json", "print the plan as JSON (format in docs/plan.md)")
@@ -178,8 +196,9 @@ export const registerPlan: RegisterCommand = (program) => {
 
 async function runPlan(opts: PlanOptions): Promise<number> {
   const ws = await openWorkspace(opts);
-  const target = await openTarget({ configDir: ws.configDir });
+  const target = await openTarget({ configDir: ws.configDir, readOnly: true });
   let planned: Plan | undefined;
+  const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
     process.stdout.write(
       opts.json ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlan(plan, color),
@@ -191,12 +210,22 @@ async function runPlan(opts: PlanOptions): Promise<number> {
       desired: ws.desired,
       api: target.api,
       store: ws.store,
-      options: { mode: "plan", ...safety, lockHolder: holder("plan") },
+      options: {
+        mode: "plan",
+        ...safety,
+        lockHolder: holder("plan"),
+        apiIdentity: target.identity,
+        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+      },
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
+        else if (e.type === "warning") warn(e.message);
+        else if (e.type === "token_lost") lost.set(e.address, e);
+        else if (e.type === "token_saved") process.stderr.write(`${progressLine(e, colorErr)}\n`);
       },
     });
     print(plan);
+    process.stderr.write(lostTokenWarning([...lost.values()], colorErr));
     if (opts.out) {
       await writePlanFile(opts.out, plan, {
         config: ws.paths,

@@ -119,6 +119,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
       paths,
       statePath,
       api: target.api,
+      apiIdentity: target.identity,
       safety: safetyOptions(flags),
       lockTimeoutMs,
       ...(flags.parallelism === undefined ? {} : { parallelism: flags.parallelism }),

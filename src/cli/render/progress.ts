@@ -52,6 +52,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
+    case "token_saved":
+      return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":
       return `${event.address}: token written to ${shownPath(event.path)} (mode 0600)`;
     default:
@@ -68,4 +70,20 @@ export function applySummary(result: ApplyResult): string {
     else if (a !== "no-op") n[a]++;
   }
   return `Apply complete: ${n.create} created, ${n.update} updated, ${n.replace} replaced, ${n.delete} deleted.`;
+}
+
+/**
+ * The closing warning for API keys whose token is lost (engine `token_lost` events, one per address),
+ * with the command that issues a new key; empty when there is none.
+ */
+export function lostTokenWarning(
+  lost: readonly { address: string; id: string; file: string }[],
+  c: Colors,
+): string {
+  if (lost.length === 0) return "";
+  const lines = lost.map(
+    (t) =>
+      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is lost: the key exists, its token file ${t.file} does not, and the API shows a token only once.\n  Issue a new key and token with: tgw apply --replace ${t.address}`,
+  );
+  return `${lines.join("\n")}\n`;
 }
