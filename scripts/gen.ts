@@ -3,7 +3,8 @@
  * - src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put, response) of
  *   every kind, so no field list is typed a second time by hand;
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
- * - the per-kind sections of docs/configuration.md (field tables and examples).
+ * - the per-kind sections of docs/configuration.md (field tables and examples);
+ * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`.
  *
  *   npm run gen            write the files
  *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts,
@@ -13,6 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
+import { providerSchemaText } from "./gen-provider-schema.js";
 import { generateTypes } from "./gen-types.js";
 
 const docs = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
@@ -20,6 +22,10 @@ const targets: Array<[string, string]> = [
   [fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url)), await generateTypes()],
   [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
   [docs, withKindSections(readFileSync(docs, "utf8"))],
+  [
+    fileURLToPath(new URL("../src/terraform/provider-schema.gen.json", import.meta.url)),
+    providerSchemaText(),
+  ],
 ];
 let stale = false;
 for (const [target, text] of targets) {
