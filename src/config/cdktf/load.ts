@@ -19,7 +19,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getKind, type KindDescriptor } from "../../model/index.js";
+import { collections, getKind, type KindDescriptor } from "../../model/index.js";
 import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
 import type { ResourceOptions } from "../desired.js";
 import { type Entry, toDesired } from "../entry.js";
@@ -133,7 +133,9 @@ export function loadSynthesizedStack(
   for (const rule of RULES) {
     rule.check({ entries: unique, byAddress, stack: stackNameFinal, ownership, problems, display });
   }
-  if (problems.size > 0) throw new ConfigError(problems.items);
+  if (problems.size > 0) {
+    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
+  }
 
   const resources = unique
     .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
@@ -143,6 +145,20 @@ export function loadSynthesizedStack(
     desired: { stack: stackNameFinal, ownership, resources, files, configDir: stack.projectDir },
     configFiles: [stack.file],
   };
+}
+
+/**
+ * A message of the shared rules in the words of a CDKTF app: `${ref:api_keys.ci}` is
+ * `${tunnelgw_api_key.ci.id}`, and `api_keys.<name>` is a `tunnelgw_api_key`.
+ */
+function inTerraformWords(message: string): string {
+  const typeOf = (collection: string) => {
+    const kind = collections().get(collection);
+    return kind ? resourceType(kind) : collection;
+  };
+  return message
+    .replace(/\$\{ref:([a-z_]+)\.([^}\s]+)\}/g, (_, c: string, name: string) => `\${${typeOf(c)}.${name}.id}`)
+    .replace(/\b([a-z_]+)\.<name>/g, (whole, c: string) => (collections().has(c) ? typeOf(c) : whole));
 }
 
 /** The construct path a resource was synthesized from (kept on the entry's root index). */

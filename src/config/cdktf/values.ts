@@ -21,6 +21,7 @@ import type { ProblemList } from "../errors.js";
 import { type FileRead, type Interpolated, readText } from "../interpolate.js";
 import { childPath, itemPath } from "../paths.js";
 import type { Node, Position } from "../source.js";
+import { withArticle } from "../words.js";
 import { type Expression, parseTemplate } from "./expressions.js";
 
 /** A `variable` block of the stack. */
@@ -226,5 +227,5 @@ function variableValue(
 function secretFields(kind: KindDescriptor): string {
   const inputs = new Set(kind.fields.map((f) => f.name));
   const names = kind.secretPaths.filter((p) => inputs.has(p[0] ?? "")).map((p) => p.join("."));
-  return names.length > 0 ? `here: ${names.join(", ")}` : `${kind.title} has none`;
+  return names.length > 0 ? `here: ${names.join(", ")}` : `${withArticle(kind.title)} has none`;
 }
