@@ -91,7 +91,7 @@ function classify(expr: string, text: string): Expression {
     if (attribute === "id") return { kind: "ref", type, name, text };
     return {
       kind: "refused",
-      why: `a reference to the attribute ${attribute}: tgw resolves only the id of a resource (${type}.${name}.id)`,
+      why: `a reference to the attribute ${attribute} (tgw resolves only ${type}.${name}.id)`,
       text,
     };
   }
