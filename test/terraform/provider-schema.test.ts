@@ -1,0 +1,110 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { providerSchemaText } from "../../scripts/gen-provider-schema.js";
+import {
+  buildProviderSchema,
+  PROVIDER_SOURCE,
+  type TerraformAttribute,
+} from "../../src/terraform/provider-schema.js";
+
+const doc = buildProviderSchema("9.9.9");
+const provider = doc.provider_schemas[PROVIDER_SOURCE];
+const attr = (type: string, name: string): TerraformAttribute | undefined =>
+  provider?.resource_schemas[type]?.block.attributes[name];
+
+it("src/terraform/provider-schema.gen.json is up to date with schemas/ (run `npm run gen`)", () => {
+  const current = readFileSync(
+    new URL("../../src/terraform/provider-schema.gen.json", import.meta.url),
+    "utf8",
+  );
+  expect(current === providerSchemaText()).toBe(true);
+});
+
+describe("the provider schema", () => {
+  it("has one resource type per desired-state kind and the data sources", () => {
+    expect(Object.keys(provider?.resource_schemas ?? {}).sort()).toEqual([
+      "tunnelgw_api_key",
+      "tunnelgw_event_destination",
+      "tunnelgw_event_subscription",
+      "tunnelgw_https_edge_mutual_tls",
+      "tunnelgw_https_edge_route_compression",
+      "tunnelgw_https_edge_route_oidc",
+      "tunnelgw_https_edge_route_response_headers",
+      "tunnelgw_https_edge_route_saml",
+      "tunnelgw_https_edge_route_user_agent_filter",
+      "tunnelgw_ip_restriction",
+      "tunnelgw_ssh_credential",
+      "tunnelgw_ssh_host_certificate",
+      "tunnelgw_tcp_edge_backend",
+      "tunnelgw_tls_certificate",
+      "tunnelgw_tls_edge_backend",
+      "tunnelgw_tls_edge_mutual_tls",
+      "tunnelgw_tunnel_group_backend",
+    ]);
+    expect(Object.keys(provider?.data_source_schemas ?? {})).toContain("tunnelgw_endpoints");
+    expect(provider?.data_source_schemas.tunnelgw_https_edge_route?.block.attributes).toMatchObject({
+      id: { required: true },
+      edge_id: { required: true },
+      match: { computed: true },
+    });
+    expect(doc.provider_versions).toEqual({ [PROVIDER_SOURCE]: "9.9.9" });
+  });
+
+  it("takes required, optional, computed, sensitive, write-only and replace from the schemas", () => {
+    expect(attr("tunnelgw_tls_certificate", "private_key_pem")).toMatchObject({
+      required: true,
+      sensitive: true,
+      write_only: true,
+      requires_replace: true,
+    });
+    // A create field that the response always returns is optional + computed.
+    expect(attr("tunnelgw_api_key", "owner_id")).toMatchObject({
+      optional: true,
+      computed: true,
+      requires_replace: true,
+    });
+    expect(attr("tunnelgw_api_key", "description")).toMatchObject({ optional: true, computed: true });
+    expect(attr("tunnelgw_api_key", "description")?.requires_replace).toBeUndefined();
+    expect(attr("tunnelgw_api_key", "token")).toMatchObject({ computed: true, sensitive: true });
+    expect(attr("tunnelgw_api_key", "token_file")).toMatchObject({ optional: true });
+    expect(attr("tunnelgw_tunnel_group_backend", "tunnels")).toEqual(
+      expect.objectContaining({
+        computed: true,
+        type: ["list", ["object", { id: "string", uri: "string" }]],
+      }),
+    );
+    expect(attr("tunnelgw_tunnel_group_backend", "labels")?.type).toEqual(["map", "string"]);
+    expect(attr("tunnelgw_ip_restriction", "ip_policy_ids")?.type).toEqual(["set", "string"]);
+    expect(attr("tunnelgw_event_subscription", "sources")?.nested_type?.nesting_mode).toBe("set");
+    expect(attr("tunnelgw_https_edge_route_oidc", "client_secret")).toMatchObject({ sensitive: true });
+    expect(attr("tunnelgw_https_edge_route_oidc", "inactivity_timeout")).toMatchObject({ type: "number" });
+  });
+
+  it("gives modules their parent ids as required attributes that replace, and a computed id", () => {
+    expect(attr("tunnelgw_https_edge_route_saml", "edge_id")).toMatchObject({
+      required: true,
+      requires_replace: true,
+    });
+    expect(attr("tunnelgw_https_edge_route_saml", "route_id")).toMatchObject({
+      required: true,
+      requires_replace: true,
+    });
+    expect(attr("tunnelgw_tls_edge_backend", "route_id")).toBeUndefined();
+    expect(attr("tunnelgw_tls_edge_backend", "id")).toMatchObject({ computed: true });
+    expect(attr("tunnelgw_https_edge_route_saml", "enabled")?.requires_replace).toBeUndefined();
+  });
+
+  it("never marks an attribute both required and optional, or write-only and computed", () => {
+    const walk = (attrs: Record<string, TerraformAttribute>, path: string): string[] =>
+      Object.entries(attrs).flatMap(([name, a]) => [
+        ...((a.required && (a.optional || a.computed)) ||
+        (a.write_only && a.computed) ||
+        (!a.required && !a.optional && !a.computed)
+          ? [`${path}.${name}`]
+          : []),
+        ...(a.nested_type ? walk(a.nested_type.attributes, `${path}.${name}`) : []),
+      ]);
+    const all = { ...provider?.resource_schemas, ...provider?.data_source_schemas };
+    expect(Object.entries(all).flatMap(([type, s]) => walk(s.block.attributes, type))).toEqual([]);
+  });
+});
