@@ -185,20 +185,9 @@ resource "tunnelgw_api_key" "x" {
   it("destroys everything it created, leaving no object and no module", async () => {
     const destroy = await home.tf(dir, "destroy", "-auto-approve", "-input=false", "-no-color");
     expect(destroy.stdout).toContain("Destroy complete! Resources: 24 destroyed.");
-    for (const path of [
-      "/api_keys",
-      "/tunnel_group_backends",
-      "/ssh_credentials",
-      "/ssh_host_certificates",
-      "/tls_certificates",
-      "/ip_restrictions",
-      "/event_destinations",
-      "/event_subscriptions",
-    ]) {
-      const list = await api.get<Record<string, unknown[]>>(path);
-      const items = Object.values(list).find(Array.isArray) ?? [];
-      // The server's bootstrap admin key is the only API key left.
-      expect(items.length, path).toBe(path === "/api_keys" ? 1 : 0);
+    for (const kind of collections().values()) {
+      const items = await api.listAll(kind.path, kind.listKey as string);
+      expect(items.length, kind.kind).toBe(0);
     }
     await expect(
       api.get("/edges/https/edghts_example01/routes/edghtsrt_example01/saml"),
