@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeValue, encodeValue, UNKNOWN } from "../../src/terraform/cty.js";
+import { type CtyType, decodeValue, encodeValue, UNKNOWN } from "../../src/terraform/cty.js";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/terraform/plugin-server.js";
 import { selfSignedCertificate } from "../../src/terraform/tls.js";
 import { tgw } from "../cli/tgw.js";
@@ -68,8 +68,8 @@ describe("tgw terraform install", () => {
 
 describe("msgpack values", () => {
   it("writes every attribute of an object type, and an unknown as extension type 0", () => {
-    const type = ["object", { id: "string", n: "number", tags: ["set", "string"] }] as const;
-    const bytes = encodeValue(["object", { ...type[1] }], { id: UNKNOWN, n: 3 });
+    const type: CtyType = ["object", { id: "string", n: "number", tags: ["set", "string"] }];
+    const bytes = encodeValue(type, { id: UNKNOWN, n: 3 });
     expect(Buffer.from(bytes).includes(Buffer.from([0xd4, 0, 0]))).toBe(true);
     expect(decodeValue(bytes)).toEqual({ id: UNKNOWN, n: 3, tags: null });
   });
