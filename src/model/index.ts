@@ -21,9 +21,11 @@ export {
   canonicalJson,
   decodeMetadata,
   encodeMetadata,
+  isTerraformMarker,
   MARKER_KEY,
   normalizeUserMetadata,
   type OwnershipMarker,
+  TERRAFORM_STACK_PREFIX,
   type UserMetadata,
   userMetadataObject,
 } from "./metadata.js";

@@ -91,3 +91,16 @@ export function normalizeUserMetadata(user: UserMetadata): string {
   if (obj) return Object.keys(obj).length === 0 ? "" : canonicalJson(obj);
   return user as string;
 }
+
+/**
+ * Prefix of the marker stack of objects created through Terraform (`terraform:<stack>`). A tgw stack
+ * name cannot contain `:` (config `stack` pattern), so no tgw stack ever owns, adopts by marker or
+ * prunes such an object, and the Terraform provider refuses to import an object a tgw stack owns
+ * (docs/terraform.md > Ownership).
+ */
+export const TERRAFORM_STACK_PREFIX = "terraform:";
+
+/** True when the marker says Terraform created the object. */
+export function isTerraformMarker(marker: OwnershipMarker | undefined): boolean {
+  return marker?.stack.startsWith(TERRAFORM_STACK_PREFIX) === true;
+}

@@ -7,6 +7,7 @@ import { registerImport } from "./import.js";
 import { registerPlan } from "./plan.js";
 import { registerServe } from "./serve.js";
 import { registerState } from "./state.js";
+import { registerTerraform } from "./terraform.js";
 import { registerValidate } from "./validate.js";
 import { registerWatch } from "./watch.js";
 
@@ -23,4 +24,5 @@ export const commands: RegisterCommand[] = [
   registerEndpoints,
   registerState,
   registerServe,
+  registerTerraform,
 ];

@@ -1,0 +1,80 @@
+/**
+ * The pieces of the provider below Terraform: `tgw terraform install` (the mirror layout, the wrapper,
+ * the .terraformrc lines), the wrapper refusing to run without Terraform's cookie, the go-plugin
+ * handshake line with mutual TLS, and msgpack values with unknowns.
+ */
+import { spawn } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CtyType, decodeValue, encodeValue, UNKNOWN } from "../../src/terraform/cty.js";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/terraform/plugin-server.js";
+import { selfSignedCertificate } from "../../src/terraform/tls.js";
+import { tgw } from "../cli/tgw.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tgw-tf-install-"));
+const wrapper = join(
+  dir,
+  "mirror/registry.terraform.io/tunnelgw/tunnelgw/0.1.0",
+  `${process.platform}_${process.arch === "x64" ? "amd64" : process.arch}`,
+  "terraform-provider-tunnelgw_v0.1.0",
+);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(env: NodeJS.ProcessEnv): Promise<{ code: number | null; firstLine: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(wrapper, [], { env: { ...process.env, ...env } });
+    let out = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) child.kill();
+    });
+    child.on("close", (code) => resolve({ code, firstLine: out.split("\n")[0] ?? "", stderr }));
+  });
+}
+
+describe("tgw terraform install", () => {
+  it("writes only the executable wrapper into the mirror and prints the .terraformrc lines", async () => {
+    const result = await tgw(["terraform", "install", "--dir", join(dir, "mirror")], { cwd: dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`path    = ${JSON.stringify(join(dir, "mirror"))}`);
+    expect(result.stdout).toContain('include = ["registry.terraform.io/tunnelgw/tunnelgw"]');
+    expect(existsSync(wrapper)).toBe(true);
+    expect(readdirSync(dirname(wrapper))).toEqual(["terraform-provider-tunnelgw_v0.1.0"]);
+    expect(statSync(wrapper).mode & 0o111).toBe(0o111);
+  }, 60_000);
+
+  it("refuses to run without Terraform's cookie, and shakes hands with it (mutual TLS)", async () => {
+    const alone = await run({ [MAGIC_COOKIE_KEY]: "" });
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain("Terraform starts it");
+    const client = await selfSignedCertificate("localhost");
+    const started = await run({ [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_CLIENT_CERT: client.certPem });
+    const parts = started.firstLine.split("|");
+    expect(parts.slice(0, 3)).toEqual(["1", "6", "unix"]);
+    expect(parts[4]).toBe("grpc");
+    const cert = new X509Certificate(Buffer.from(parts[5] ?? "", "base64"));
+    expect(cert.subjectAltName).toBe("DNS:localhost");
+    expect(parts[5]).not.toMatch(/=$/);
+  }, 60_000);
+});
+
+describe("msgpack values", () => {
+  it("writes every attribute of an object type, and an unknown as extension type 0", () => {
+    const type: CtyType = ["object", { id: "string", n: "number", tags: ["set", "string"] }];
+    const bytes = encodeValue(type, { id: UNKNOWN, n: 3 });
+    expect(Buffer.from(bytes).includes(Buffer.from([0xd4, 0, 0]))).toBe(true);
+    expect(decodeValue(bytes)).toEqual({ id: UNKNOWN, n: 3, tags: null });
+  });
+
+  it("reads an unknown with refinements (extension type 12) as unknown", () => {
+    expect(decodeValue(new Uint8Array([0xd4, 12, 0]))).toBe(UNKNOWN);
+  });
+});
