@@ -30,6 +30,8 @@ declare module "fastify" {
     bootstrap: Bootstrap;
     /** Requests received since start or the last reset, oldest first (bounded, see plugins/request-log.ts). */
     recordedRequests: RecordedRequest[];
+    /** The base of every `uri` and `next_page_uri` (`--public-url`, else the listen address, set by server.ts). */
+    publicUrl: { base: string };
     /** Whether responses are checked against `$defs.response` (tests). */
     checkResponses: boolean;
   }

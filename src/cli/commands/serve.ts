@@ -19,6 +19,7 @@ interface ServeOptions {
   rateLimit?: string;
   faults?: string;
   logLevel: string;
+  publicUrl?: string;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -51,6 +52,10 @@ export const registerServe: RegisterCommand = (program) => {
       "--faults <spec>",
       "inject failures, e.g. 500=0.1,503=0.05,429=0.05,drop=0.02,seed=7 (default: none)",
     )
+    .option(
+      "--public-url <url>",
+      "base URL of every uri and next_page_uri, e.g. https://api.example.com (default: the listen address; never the request's Host)",
+    )
     .option("--log-level <level>", `request log level: ${LOG_LEVELS.join(", ")}`, "info")
     .addHelpText(
       "after",
@@ -78,6 +83,7 @@ Environment:
           ...(opts.fixtures === undefined ? {} : { fixtures: opts.fixtures }),
           ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
           ...(opts.faults === undefined ? {} : { faults: opts.faults }),
+          ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
           ...(bootstrapToken ? { bootstrapToken } : {}),
           logger: { level: opts.logLevel, stream: process.stderr },
         });

@@ -20,7 +20,7 @@ export interface RequestContext {
   store: ResourceStore;
   principal: Principal;
   account: Account;
-  /** `http://host:port` as the client addressed the server, without a trailing slash. */
+  /** The server's public base URL (`--public-url`, default the listen address), no trailing slash; never the request's `Host`. */
   baseUrl: string;
   /** False while loading fixtures: objects that exist from the start emit no events. */
   emitEvents: boolean;

@@ -15,7 +15,7 @@ export function contextOf(request: FastifyRequest): RequestContext {
     store: app.store,
     principal: request.principal,
     account: app.account,
-    baseUrl: `${request.protocol}://${request.host}`,
+    baseUrl: app.publicUrl.base,
     emitEvents: true,
   };
 }
@@ -70,7 +70,7 @@ export function listEnvelope(
   limit: number,
   nextBeforeId: string | undefined,
 ): Record<string, unknown> {
-  const uri = `${request.protocol}://${request.host}${pathOf(request)}`;
+  const uri = `${request.server.publicUrl.base}${pathOf(request)}`;
   const next =
     nextBeforeId === undefined ? null : `${uri}?before_id=${encodeURIComponent(nextBeforeId)}&limit=${limit}`;
   return { [listKey]: items, uri, next_page_uri: next };
