@@ -12,7 +12,7 @@
  * One dim line on stderr says which API is used.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient, type ResponseEvent, type RetryOptions } from "../client/index.js";
@@ -87,6 +87,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     const dataPath = join(dir, "server.sqlite");
     const server = await startServer({
       dataPath,
+      dataKey: await embeddedDataKey(dir),
       fixtures: PACKAGE_FIXTURES,
       bootstrapToken: `tgw_embedded_${randomBytes(24).toString("hex")}`,
       logger: false,
@@ -153,4 +154,21 @@ export async function openWorkspace(opts: WorkspaceOptions, env = process.env): 
 /** The lock holder text of a command (the store adds pid, host and time). */
 export function holder(command: string): string {
   return `tgw ${command}`;
+}
+
+/**
+ * The key of the embedded server's data file: `TGW_DATA_KEY` when set, else `.tgw/server.key`
+ * (made once, mode 0600, beside the data in the 0700 `.tgw` directory).
+ */
+async function embeddedDataKey(dir: string): Promise<string> {
+  const given = process.env.TGW_DATA_KEY;
+  if (given) return given;
+  const file = join(dir, "server.key");
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch {
+    const key = randomBytes(32).toString("base64");
+    await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }).catch(() => {});
+    return (await readFile(file, "utf8")).trim();
+  }
 }

@@ -38,6 +38,8 @@ export const BODY_LIMIT = 1_048_576;
 export interface AppOptions {
   /** SQLite file that survives restarts; default: in memory. */
   dataPath?: string | undefined;
+  /** Key that encrypts the secrets of the `dataPath` file (required with it; `TGW_DATA_KEY`). */
+  dataKey?: string | undefined;
   /** Fixtures YAML loaded at start (see ./fixtures.ts). */
   fixtures?: string | undefined;
   /** Admin token valid for this run (see ./plugins/auth.ts). */
@@ -77,7 +79,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   app.server.on("connect", onConnect);
   app.decorate("publicUrl", { base: publicUrl });
   try {
-    await app.register(store, { dataPath: options.dataPath });
+    await app.register(store, { dataPath: options.dataPath, dataKey: options.dataKey });
     await app.register(validation, { checkResponses: options.checkResponses });
     await app.register(jsonBody);
     await app.register(errorHandler);

@@ -15,6 +15,8 @@ export interface StartServerOptions {
   port?: number;
   /** SQLite file that survives restarts; default: in memory. */
   dataPath?: string;
+  /** Key that encrypts the secrets kept in `dataPath` (required with it; see docs/server.md > Storage). */
+  dataKey?: string;
   /** Path to a fixtures YAML file (e.g. examples/fixtures.yaml). */
   fixtures?: string;
   /** Admin token valid for this run, even if the store already holds keys. */
@@ -51,6 +53,7 @@ export interface RunningServer {
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const app = await buildApp({
     dataPath: opts.dataPath,
+    dataKey: opts.dataKey,
     fixtures: opts.fixtures,
     bootstrapToken: opts.bootstrapToken,
     rateLimit: opts.rateLimit,

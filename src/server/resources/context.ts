@@ -13,10 +13,13 @@ export interface Principal {
   /** The User or Bot that owns the key (`usr_...` / `bot_...`). */
   ownerId: string;
   admin: boolean;
+  /** The account of the key (`acct_...`): the only one the request sees. */
+  accountId: string;
 }
 
 /** Per-request context. */
 export interface RequestContext {
+  /** The store as the caller's account sees it (objects of other accounts do not exist there). */
   store: ResourceStore;
   principal: Principal;
   account: Account;

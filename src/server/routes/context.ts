@@ -5,16 +5,19 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import type { KindDescriptor } from "../../model/index.js";
+import { loadAccount } from "../account.js";
 import { problems } from "../errors.js";
 import type { RequestContext } from "../resources/context.js";
 
 /** The context of one API request. */
 export function contextOf(request: FastifyRequest): RequestContext {
   const app = request.server;
+  const { accountId, ownerId } = request.principal;
+  const store = app.store.forAccount(accountId, ownerId);
   return {
-    store: app.store,
+    store,
     principal: request.principal,
-    account: app.account,
+    account: loadAccount(store),
     baseUrl: app.publicUrl.base,
     emitEvents: true,
   };
