@@ -227,6 +227,11 @@ export class ResourceStore {
       this.#actor = view.actor;
       return;
     }
+    if (path !== undefined && !existsSync(path) && !options.dataKey) {
+      throw new DataKeyError(
+        `the data file ${path} needs a key to encrypt the secrets it will keep (SSH CA and SAML keys, OIDC and event destination secrets): set TGW_DATA_KEY, e.g. to the output of \`openssl rand -base64 32\`, and keep it`,
+      );
+    }
     if (path !== undefined) privateFile(path);
     const db = openDatabase(path);
     try {
