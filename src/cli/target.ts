@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -110,7 +110,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     const inMemory = opts.readOnly === true && !existsSync(dataPath);
     if (!inMemory) await mkdir(dir, { recursive: true, mode: 0o700 });
     const server = await startServer({
-      ...(inMemory ? {} : { dataPath }),
+      ...(inMemory ? {} : { dataPath, dataKey: await embeddedDataKey(dir) }),
       fixtures: PACKAGE_FIXTURES,
       bootstrapToken: `tgw_embedded_${randomBytes(24).toString("hex")}`,
       logger: false,
@@ -227,4 +227,21 @@ export async function openWorkspace(opts: WorkspaceOptions, env = process.env): 
 /** The lock holder text of a command (the store adds pid, host and time). */
 export function holder(command: string): string {
   return `tgw ${command}`;
+}
+
+/**
+ * The key of the embedded server's data file: `TGW_DATA_KEY` when set, else `.tgw/server.key`
+ * (made once, mode 0600, beside the data in the 0700 `.tgw` directory).
+ */
+async function embeddedDataKey(dir: string): Promise<string> {
+  const given = process.env.TGW_DATA_KEY;
+  if (given) return given;
+  const file = join(dir, "server.key");
+  try {
+    return (await readFile(file, "utf8")).trim();
+  } catch {
+    const key = randomBytes(32).toString("base64");
+    await writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }).catch(() => {});
+    return (await readFile(file, "utf8")).trim();
+  }
 }

@@ -5,8 +5,9 @@
  * - `${env:NAME}`: the environment variable NAME (secrets). Unset is a problem that names the
  *   variable; no value is ever printed.
  * - `${file:PATH}`: the contents of a file, PATH relative to the YAML file that says it (or absolute),
- *   read as UTF-8 with trailing line breaks removed (like `$(cat PATH)` in a shell). Every file read,
- *   and every file that was missing, is recorded for `watch`.
+ *   read as UTF-8 with trailing line breaks removed (like `$(cat PATH)` in a shell), regular files
+ *   only, within the allowed roots and size (./file-read.ts). Every file read, and every file that
+ *   was missing, is recorded for `watch`.
  * - `${ref:<collection>.<name>}`: the id of another managed resource, known only at apply time: it must
  *   be the whole value and stays a `RefValue` (`{ $ref: address }`); the rules check where it may be.
  *
@@ -14,16 +15,15 @@
  * string (`Bearer ${env:TOKEN}`); the result of an interpolation is always a string.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
-import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { RefValue } from "./desired.js";
 import { type Entry, type Located, pointerChild } from "./entry.js";
 import type { ProblemList } from "./errors.js";
+import { type FileRead, MAX_FILE_BYTES, readConfinedFile } from "./file-read.js";
 import { childPath, itemPath } from "./paths.js";
 import type { Node, Position } from "./source.js";
 
-/** Largest file `${file:}` reads: PEMs, keys and IdP metadata are far smaller. */
-export const MAX_FILE_BYTES = 1024 * 1024;
+export { type FileRead, MAX_FILE_BYTES };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SYNTAX = "${env:NAME}, ${file:PATH} or ${ref:COLLECTION.NAME} (write $${ for a literal ${)";
@@ -37,13 +37,12 @@ export interface InterpolationContext {
   display: (abs: string) => string;
   /** Receives the absolute path of every file `${file:}` names. */
   filesRead: Set<string>;
+  /** Directories `${file:}` may read under (./file-read.ts > fileRoots). */
+  fileRoots: readonly string[];
   /** Files already read during this load, by absolute path. */
   fileCache: Map<string, FileRead>;
   problems: ProblemList;
 }
-
-/** The text of a file, or why it could not be read. */
-export type FileRead = { text: string } | { error: string };
 
 /** The fields of an entry, the index of their positions, the refs and the file-sourced values. */
 export type Interpolated = Pick<Entry, "fields" | "index" | "refs" | "fromFile" | "fromEnv">;
@@ -201,19 +200,7 @@ export function interpolateString(
 export function readText(abs: string, ctx: Pick<InterpolationContext, "fileCache">): FileRead {
   const hit = ctx.fileCache.get(abs);
   if (hit) return hit;
-  let read: FileRead;
-  try {
-    const stat = statSync(abs);
-    if (stat.isDirectory()) read = { error: "it is a directory" };
-    else if (stat.size > MAX_FILE_BYTES) read = { error: `it is larger than ${MAX_FILE_BYTES} bytes` };
-    else read = { text: readFileSync(abs, "utf8").replace(/[\r\n]+$/, "") };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    read = {
-      error:
-        code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message,
-    };
-  }
+  const read = readConfinedFile(abs, ctx.fileRoots);
   ctx.fileCache.set(abs, read);
   return read;
 }

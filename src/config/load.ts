@@ -12,6 +12,7 @@ import { findSynthesizedStack } from "./cdktf/locate.js";
 import type { DesiredState } from "./desired.js";
 import { type Entry, toDesired } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
+import { fileRoots } from "./file-read.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
 import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
 import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
@@ -85,6 +86,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     env,
     dirOf: (file) => dirs.get(file) ?? cwd,
     display,
+    fileRoots: fileRoots([configDir, ...dirs.values()], env, cwd),
     filesRead: new Set(),
     fileCache: new Map<string, FileRead>(),
     problems,

@@ -8,8 +8,15 @@
  * (400) -> the route's own checks (403, 404, 409, 400) -> one transaction of writes -> event.
  */
 import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { clientErrorHandler, frameworkErrors, onConnect } from "./http-errors.js";
 import { newOperationId } from "./ids.js";
-import { type FaultConfig, parseFaults, parseRateLimit, type RateLimitConfig } from "./options.js";
+import {
+  type FaultConfig,
+  parseFaults,
+  parsePublicUrl,
+  parseRateLimit,
+  type RateLimitConfig,
+} from "./options.js";
 import auth from "./plugins/auth.js";
 import errorHandler from "./plugins/error-handler.js";
 import faults from "./plugins/faults.js";
@@ -31,6 +38,8 @@ export const BODY_LIMIT = 1_048_576;
 export interface AppOptions {
   /** SQLite file that survives restarts; default: in memory. */
   dataPath?: string | undefined;
+  /** Key that encrypts the secrets of the `dataPath` file (required with it; `TGW_DATA_KEY`). */
+  dataKey?: string | undefined;
   /** Fixtures YAML loaded at start (see ./fixtures.ts). */
   fixtures?: string | undefined;
   /** Admin token valid for this run (see ./plugins/auth.ts). */
@@ -41,6 +50,8 @@ export interface AppOptions {
   faults?: string | FaultConfig | undefined;
   /** pino logger options, true for defaults, false (default) for none. */
   logger?: boolean | object | undefined;
+  /** Base of every `uri` (`--public-url`); default: the listen address (set by ./server.ts). */
+  publicUrl?: string | undefined;
   /** Check every response against `$defs.response` (tests); default false. */
   checkResponses?: boolean | undefined;
 }
@@ -51,6 +62,7 @@ export interface AppOptions {
  */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
   const rate = typeof options.rateLimit === "string" ? parseRateLimit(options.rateLimit) : options.rateLimit;
+  const publicUrl = options.publicUrl === undefined ? "http://localhost" : parsePublicUrl(options.publicUrl);
   const faultConfig = typeof options.faults === "string" ? parseFaults(options.faults) : options.faults;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -60,9 +72,14 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     bodyLimit: BODY_LIMIT,
     // On close: idle keep-alive connections are closed, requests in flight finish (graceful).
     forceCloseConnections: "idle",
+    // What the router and Node's parser refuse gets the documented error body too (./http-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
   });
+  app.server.on("connect", onConnect);
+  app.decorate("publicUrl", { base: publicUrl });
   try {
-    await app.register(store, { dataPath: options.dataPath });
+    await app.register(store, { dataPath: options.dataPath, dataKey: options.dataKey });
     await app.register(validation, { checkResponses: options.checkResponses });
     await app.register(jsonBody);
     await app.register(errorHandler);

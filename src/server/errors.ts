@@ -90,6 +90,13 @@ export const problems = {
     () => "this account is not authorized to use abuse reports",
   ),
   adminOnly: define("TGW_1202", 403, (what: string) => `only an admin may ${what}`),
+  /** A non-admin key changing or deleting what another user or bot owns (docs/server.md > Accounts and roles). */
+  notOwner: define(
+    "TGW_1203",
+    403,
+    (what: string, id: string) =>
+      `${what} ${id} belongs to someone else: a non-admin key may change or delete only what its user or bot owns`,
+  ),
 
   // 404: nothing there.
   routeNotFound: define("TGW_1300", 404, (method: string, path: string) => `no such path: ${method} ${path}`),

@@ -33,7 +33,7 @@ import type { FastifyInstance } from "fastify";
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { TgwError } from "../errors.js";
 import { allKinds, getKind, type KindDescriptor } from "../model/index.js";
-import { saveAccount } from "./account.js";
+import { loadAccount, saveAccount } from "./account.js";
 import { ApiProblem } from "./errors.js";
 import { isWellFormedId } from "./ids.js";
 import type { RequestContext } from "./resources/context.js";
@@ -102,8 +102,8 @@ export async function loadFixtures(app: FastifyInstance, file: string): Promise<
   if (account) applyAccount(app, account.value);
   const ctx: RequestContext = {
     store: app.store,
-    principal: { keyId: "fixtures", ownerId: "usr_admin", admin: true },
-    account: app.account,
+    principal: { keyId: "fixtures", ownerId: "usr_admin", admin: true, accountId: app.store.accountId },
+    account: loadAccount(app.store),
     baseUrl: "",
     emitEvents: false,
   };
@@ -217,6 +217,4 @@ function applyAccount(app: FastifyInstance, value: Entry | null): void {
     ...(id === undefined ? {} : { id }),
     ...(abuse === undefined ? {} : { abuseReports: abuse }),
   });
-  if (id !== undefined) app.account.id = id;
-  if (abuse !== undefined) app.account.abuseReports = abuse;
 }

@@ -4,6 +4,32 @@
  */
 import { UsageError } from "../errors.js";
 
+/**
+ * Checks `--public-url`: an absolute http(s) URL without query or fragment.
+ * @returns it without trailing slashes
+ * @throws UsageError otherwise
+ */
+export function parsePublicUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== ""
+  ) {
+    throw new UsageError(
+      `invalid public URL ${JSON.stringify(text)}: expected an http(s) URL such as https://api.example.com`,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
 /** At most `limit` requests per API key in any sliding window of `windowMs`. */
 export interface RateLimitConfig {
   limit: number;

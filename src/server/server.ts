@@ -15,6 +15,8 @@ export interface StartServerOptions {
   port?: number;
   /** SQLite file that survives restarts; default: in memory. */
   dataPath?: string;
+  /** Key that encrypts the secrets kept in `dataPath` (required with it; see docs/server.md > Storage). */
+  dataKey?: string;
   /** Path to a fixtures YAML file (e.g. examples/fixtures.yaml). */
   fixtures?: string;
   /** Admin token valid for this run, even if the store already holds keys. */
@@ -23,6 +25,8 @@ export interface StartServerOptions {
   rateLimit?: string;
   /** Fault injection, e.g. `500=0.1,503=0.05,429=0.05,drop=0.02,seed=7`; default: none. */
   faults?: string;
+  /** Base of every `uri` and `next_page_uri`, e.g. `https://api.example.com`; default: the listen address. */
+  publicUrl?: string;
   /** pino options, true for defaults; default false. */
   logger?: boolean | object;
   /** Check every response against `$defs.response` (a mismatch answers 500); default false. */
@@ -49,12 +53,14 @@ export interface RunningServer {
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const app = await buildApp({
     dataPath: opts.dataPath,
+    dataKey: opts.dataKey,
     fixtures: opts.fixtures,
     bootstrapToken: opts.bootstrapToken,
     rateLimit: opts.rateLimit,
     faults: opts.faults,
     logger: opts.logger,
     checkResponses: opts.checkResponses,
+    publicUrl: opts.publicUrl,
   });
   const host = opts.host ?? "127.0.0.1";
   try {
@@ -66,8 +72,10 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const { port } = app.server.address() as AddressInfo;
   const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   let closing: Promise<void> | undefined;
+  const url = `http://${shownHost}:${port}`;
+  if (opts.publicUrl === undefined) app.publicUrl.base = url;
   return {
-    url: `http://${shownHost}:${port}`,
+    url,
     token: app.bootstrap.token,
     tokenGenerated: app.bootstrap.generated,
     close: () => {

@@ -1,7 +1,6 @@
 /**
  * What the server's plugins add to Fastify's instance, request and route config (declaration merging).
  */
-import type { Account } from "./account.js";
 import type { Principal } from "./resources/context.js";
 import type { ResourceStore } from "./store/resource-store.js";
 import type { Validators } from "./validation.js";
@@ -25,11 +24,12 @@ export interface Bootstrap {
 declare module "fastify" {
   interface FastifyInstance {
     store: ResourceStore;
-    account: Account;
     validators: Validators;
     bootstrap: Bootstrap;
     /** Requests received since start or the last reset, oldest first (bounded, see plugins/request-log.ts). */
     recordedRequests: RecordedRequest[];
+    /** The base of every `uri` and `next_page_uri` (`--public-url`, else the listen address, set by server.ts). */
+    publicUrl: { base: string };
     /** Whether responses are checked against `$defs.response` (tests). */
     checkResponses: boolean;
   }

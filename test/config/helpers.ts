@@ -23,6 +23,9 @@ export function writeTree(files: Record<string, string>, name = "stack"): string
   return root;
 }
 
+/** The environment tests load with: `${file:}` may also read the example keys (outside the temporary trees). */
+const testEnv = (env: Record<string, string> = {}) => ({ TGW_FILE_ROOTS: KEYS, ...env });
+
 /** Lines joined with newlines (and a final one), so tests can count lines. */
 export const yaml = (...lines: string[]) => `${lines.join("\n")}\n`;
 
@@ -32,7 +35,7 @@ export async function load(
   opts: { paths?: string[]; env?: Record<string, string> } = {},
 ): Promise<DesiredState> {
   const cwd = writeTree(files);
-  return loadDesiredState(opts.paths ?? [], { cwd, env: opts.env ?? {} });
+  return loadDesiredState(opts.paths ?? [], { cwd, env: testEnv(opts.env) });
 }
 
 /** Loads a tree that must be invalid; returns every problem as `file:line:col: path: message`. */

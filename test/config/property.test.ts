@@ -159,7 +159,10 @@ it("never crashes on mutated configurations: valid, or every problem positioned"
         mkdirSync(dir, { recursive: true });
         for (const n of names) writeFileSync(join(dir, n), n === name ? text : (config[n] as string));
         try {
-          const desired = await loadDesiredState([dir], { cwd: dir, env: {} });
+          const desired = await loadDesiredState([dir], {
+            cwd: dir,
+            env: { TGW_FILE_ROOTS: join(EXAMPLES, "keys") },
+          });
           expect(Array.isArray(desired.resources)).toBe(true);
         } catch (err) {
           if (!(err instanceof ConfigError)) throw err;

@@ -20,6 +20,9 @@ export type { RecordedRequest };
 /** examples/fixtures.yaml: the fixed-id edges, routes, CAs, IP policies, tunnel, users... */
 export const EXAMPLE_FIXTURES = fileURLToPath(new URL("../../examples/fixtures.yaml", import.meta.url));
 
+/** The data key test servers with a `dataPath` use unless told otherwise. */
+export const TEST_DATA_KEY = "tgw-test-data-key-0123456789";
+
 const MUTATIONS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 /** Options of startTestServer. */
@@ -32,6 +35,8 @@ export interface TestServerOptions {
   faults?: string;
   /** SQLite file (to test restarts); default in memory. */
   dataPath?: string;
+  /** Key of the `dataPath` file's encrypted secrets; default a fixed test key. */
+  dataKey?: string;
   /** Admin token for this run; default a fresh random one. */
   bootstrapToken?: string;
 }
@@ -57,7 +62,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(fixtures === false ? {} : { fixtures }),
     ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
     ...(opts.faults === undefined ? {} : { faults: opts.faults }),
-    ...(opts.dataPath === undefined ? {} : { dataPath: opts.dataPath }),
+    ...(opts.dataPath === undefined
+      ? {}
+      : { dataPath: opts.dataPath, dataKey: opts.dataKey ?? TEST_DATA_KEY }),
     bootstrapToken: opts.bootstrapToken ?? `tgw_test_${randomBytes(16).toString("hex")}`,
     checkResponses: true,
     logger: false,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startServer } from "../../src/server/server.js";
-import { EXAMPLE_FIXTURES, startTestServer } from "../helpers/server.js";
+import { EXAMPLE_FIXTURES, startTestServer, TEST_DATA_KEY } from "../helpers/server.js";
 import { caller, errorMessage } from "./http.js";
 
 const key = (name: string) => readFileSync(new URL(`../../examples/keys/${name}`, import.meta.url), "utf8");
@@ -119,7 +119,7 @@ describe("owners and admins", () => {
 describe("restart with --data", () => {
   test("everything is still there; the generated bootstrap token is made once and keeps working", async () => {
     const dataPath = join(dir, "restart.db");
-    const first = await startServer({ dataPath, fixtures: EXAMPLE_FIXTURES });
+    const first = await startServer({ dataPath, dataKey: TEST_DATA_KEY, fixtures: EXAMPLE_FIXTURES });
     expect(first.tokenGenerated).toBe(true);
     const call1 = caller(first.url, first.token);
     const paths = [
@@ -151,7 +151,7 @@ describe("restart with --data", () => {
       await first.close();
     }
 
-    const second = await startServer({ dataPath, fixtures: EXAMPLE_FIXTURES });
+    const second = await startServer({ dataPath, dataKey: TEST_DATA_KEY, fixtures: EXAMPLE_FIXTURES });
     try {
       expect(second.tokenGenerated).toBe(false);
       const call2 = caller(second.url, first.token);
@@ -171,7 +171,12 @@ describe("restart with --data", () => {
 
   test("close is graceful: a request in flight still gets its answer and is stored", async () => {
     const dataPath = join(dir, "graceful.db");
-    const server = await startServer({ dataPath, fixtures: EXAMPLE_FIXTURES, bootstrapToken: "t" });
+    const server = await startServer({
+      dataPath,
+      dataKey: TEST_DATA_KEY,
+      fixtures: EXAMPLE_FIXTURES,
+      bootstrapToken: "t",
+    });
     const path = "/edges/https/edghts_example01/routes/edghtsrt_example01/saml";
     // The first PUT of a SAML module makes an RSA key pair: slow enough to be in flight at close.
     const inFlight = caller(server.url, "t")("PUT", path, { idp_metadata: "<EntityDescriptor/>" });
@@ -181,7 +186,7 @@ describe("restart with --data", () => {
     }
     await server.close();
     expect((await inFlight).status).toBe(200);
-    const again = await startServer({ dataPath, bootstrapToken: "t" });
+    const again = await startServer({ dataPath, dataKey: TEST_DATA_KEY, bootstrapToken: "t" });
     try {
       expect((await caller(again.url, "t")("GET", path)).status).toBe(200);
     } finally {
@@ -191,9 +196,9 @@ describe("restart with --data", () => {
 
   test("a given bootstrap token is valid for its run only", async () => {
     const dataPath = join(dir, "bootstrap.db");
-    const a = await startServer({ dataPath, bootstrapToken: "run-one" });
+    const a = await startServer({ dataPath, dataKey: TEST_DATA_KEY, bootstrapToken: "run-one" });
     await a.close();
-    const b = await startServer({ dataPath, bootstrapToken: "run-two" });
+    const b = await startServer({ dataPath, dataKey: TEST_DATA_KEY, bootstrapToken: "run-two" });
     try {
       expect(b.token).toBe("run-two");
       expect((await caller(b.url, "run-two")("GET", "/api_keys")).status).toBe(200);

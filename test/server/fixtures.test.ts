@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startServer } from "../../src/server/server.js";
-import { startTestServer } from "../helpers/server.js";
+import { startTestServer, TEST_DATA_KEY } from "../helpers/server.js";
 import { caller } from "./http.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tgw-fixtures-"));
@@ -88,10 +88,10 @@ test("a mistake anywhere in the file writes nothing", async () => {
     "half.yaml",
     "ip_policies:\n  - id: ipp_good\ntunnels:\n  - id: tn_good\n  - id: tn_bad\n    proto: carrier-pigeon\n",
   );
-  await expect(startServer({ dataPath, fixtures: bad })).rejects.toThrow(
+  await expect(startServer({ dataPath, dataKey: TEST_DATA_KEY, fixtures: bad })).rejects.toThrow(
     /half\.yaml:5: tunnels\[1\]: proto must be one of/,
   );
-  const server = await startServer({ dataPath, bootstrapToken: "t" });
+  const server = await startServer({ dataPath, dataKey: TEST_DATA_KEY, bootstrapToken: "t" });
   try {
     const call = caller(server.url, "t");
     expect((await call("GET", "/ip_policies")).body.ip_policies).toEqual([]);

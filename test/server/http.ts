@@ -2,6 +2,7 @@
  * Small HTTP helpers for the reference server tests: raw calls over real HTTP (fetch), the error
  * body check, and response validation against `$defs.response` with the project's Ajv.
  */
+import net from "node:net";
 import { createAjv, getKind, schemaKey } from "../../src/model/index.js";
 
 /** What a call returned. */
@@ -94,4 +95,15 @@ export function responseProblems(kindName: string, body: unknown): string[] {
   const validate = ajv.getSchema(schemaKey(kind.schemaId, "response"));
   if (!validate) throw new Error(`no response schema for ${kindName}`);
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+export function rawRequest(port: number, request: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on("data", (d) => chunks.push(d));
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    socket.on("error", reject);
+  });
 }

@@ -32,7 +32,13 @@ interface Served {
 /** Starts `tgw serve` with `args` and waits for its URL. */
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(process.execPath, ["--import", TSX, MAIN, "serve", "--port", "0", ...args], {
-    env: { ...process.env, NO_COLOR: "1", TGW_BOOTSTRAP_TOKEN: "", ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      TGW_BOOTSTRAP_TOKEN: "",
+      TGW_DATA_KEY: "serve-test-data-key-0123",
+      ...env,
+    },
   });
   let out = "";
   let err = "";

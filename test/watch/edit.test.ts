@@ -34,7 +34,8 @@ const scratch = scratchConfig("tgw-watch-edit-", {});
 
 beforeAll(async () => {
   server = await startTestServer();
-  for (const sub of ["notes", "keys"]) mkdirSync(join(scratch.root, sub));
+  // `.git`: the scratch tree stands for a repository, the tree within which ${file:} may read.
+  for (const sub of ["notes", "keys", ".git"]) mkdirSync(join(scratch.root, sub));
   scratch.write("notes/web.txt", "web tunnels");
   scratch.write("keys/app.crt.pem", keyFile("app.example.com.crt.pem"));
   scratch.write("keys/app.key.pem", PRIVATE_KEY);

@@ -19,6 +19,9 @@ interface ServeOptions {
   rateLimit?: string;
   faults?: string;
   logLevel: string;
+  publicUrl?: string;
+  mintAdminKey?: boolean;
+  account?: string;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -51,13 +54,27 @@ export const registerServe: RegisterCommand = (program) => {
       "--faults <spec>",
       "inject failures, e.g. 500=0.1,503=0.05,429=0.05,drop=0.02,seed=7 (default: none)",
     )
+    .option(
+      "--public-url <url>",
+      "base URL of every uri and next_page_uri, e.g. https://api.example.com (default: the listen address; never the request's Host)",
+    )
+    .option(
+      "--mint-admin-key",
+      "with --data: store a new admin key in the data file, print its token once and exit (needs access to the file, not to a running server)",
+    )
+    .option(
+      "--account <id>",
+      "with --mint-admin-key: the account (acct_...) or new for a new account (default: the default account)",
+    )
     .option("--log-level <level>", `request log level: ${LOG_LEVELS.join(", ")}`, "info")
     .addHelpText(
       "after",
       `
 Environment:
   TGW_BOOTSTRAP_TOKEN  an admin token valid for this run (otherwise one is generated and printed
-                       once, when the store has no API key yet)`,
+                       once, when the store has no API key yet)
+  TGW_DATA_KEY         with --data: the key that encrypts the secrets kept in the file (required;
+                       at least 16 characters, e.g. from \`openssl rand -base64 32\`)`,
     )
     .action(async (opts: ServeOptions) => {
       const port = Number(opts.port);
@@ -67,6 +84,11 @@ Environment:
         throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${opts.logLevel}`);
       }
       const bootstrapToken = process.env.TGW_BOOTSTRAP_TOKEN;
+      const dataKey = process.env.TGW_DATA_KEY;
+      if (opts.mintAdminKey || opts.account !== undefined) {
+        await mintKey(opts, dataKey);
+        return;
+      }
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
         // Loaded only here: Fastify and SQLite are not needed by the other commands' start-up.
@@ -75,9 +97,11 @@ Environment:
           host: opts.host,
           port,
           ...(opts.data === undefined ? {} : { dataPath: opts.data }),
+          ...(dataKey ? { dataKey } : {}),
           ...(opts.fixtures === undefined ? {} : { fixtures: opts.fixtures }),
           ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
           ...(opts.faults === undefined ? {} : { faults: opts.faults }),
+          ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
           ...(bootstrapToken ? { bootstrapToken } : {}),
           logger: { level: opts.logLevel, stream: process.stderr },
         });
@@ -110,3 +134,19 @@ Environment:
       });
     });
 };
+
+/**
+ * `tgw serve --data FILE --mint-admin-key [--account ID|new]`: a new admin key written straight into
+ * the data file (for an operator who lost every admin key), its token printed once.
+ * @throws UsageError without --data, or for an account that does not exist
+ */
+async function mintKey(opts: ServeOptions, dataKey: string | undefined): Promise<void> {
+  if (!opts.mintAdminKey) throw new UsageError("--account goes with --mint-admin-key");
+  if (opts.data === undefined)
+    throw new UsageError("--mint-admin-key needs --data FILE: the data file to add the key to");
+  const { mintAdminKeyInFile } = await import("../../server/mint.js");
+  const minted = mintAdminKeyInFile(opts.data, dataKey, opts.account);
+  process.stdout.write(
+    `tgw serve: new admin key ${minted.keyId} of account ${minted.accountId}\n  export TGW_API_KEY=${minted.token}\n${color.yellow("  This token is shown only once: keep it.")}\n`,
+  );
+}

@@ -10,36 +10,20 @@
  * - else, when the store has no API key at all: generated, stored as an API key owned by the admin
  *   (hash only) and reported as `generated` so `tgw serve` prints it once;
  * - else: a random token valid for this run only, for programmatic callers of startServer (not printed).
- * A key's caller is admin when the key's owner is a user with the admin flag.
+ * A key's caller is admin when the key's owner is a user with the admin flag. The caller works in the
+ * key's account (the bootstrap token: the default account), see ../account.ts.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { ensureAdminUser, mintAdminKey } from "../account.js";
 import { problems } from "../errors.js";
-import { newId, newToken, sameHash, tokenHash } from "../ids.js";
+import { newToken, sameHash, tokenHash } from "../ids.js";
 import type { Principal } from "../resources/context.js";
-import { ADMIN_USER_META } from "../resources/kinds/users.js";
-import type { ResourceStore } from "../store/resource-store.js";
+import { accountOfRecord } from "./request-log.js";
 
 /** Options of this plugin (registered by ../app.ts). */
 export interface AuthPluginOptions {
   bootstrapToken?: string | undefined;
-}
-
-/** The id of the admin user, made on first start when there is none. */
-export function ensureAdminUser(store: ResourceStore): string {
-  const known = store.getMeta(ADMIN_USER_META);
-  if (known !== undefined && store.get(known)) return known;
-  const admin = store.all("user").find((u) => u.body.admin === true);
-  const id = admin?.id ?? (store.everSeen("usr_admin") ? newId("usr_") : "usr_admin");
-  if (!admin) {
-    store.insert("user", id, null, {
-      description: "administrator (made at first start)",
-      metadata: "",
-      admin: true,
-    });
-  }
-  store.setMeta(ADMIN_USER_META, id);
-  return id;
 }
 
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
@@ -52,16 +36,8 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     token = opts.bootstrapToken;
     memoryHash = tokenHash(token);
   } else if (store.count("api_key") === 0) {
-    token = newToken();
+    token = mintAdminKey(store, "bootstrap admin key (made at first start)").token;
     generated = true;
-    store.transaction(() => {
-      const key = store.insert("api_key", newId("ak_"), null, {
-        description: "bootstrap admin key (made at first start)",
-        metadata: "",
-        owner_id: adminId,
-      });
-      store.putTokenHash(key.id, tokenHash(token));
-    });
   } else {
     token = newToken();
     memoryHash = tokenHash(token);
@@ -69,6 +45,10 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
   app.decorate("bootstrap", { token, generated });
   app.decorateRequest("principal", undefined as unknown as Principal);
 
+  app.addHook("onResponse", async (request) => {
+    if (request.recorded && request.principal)
+      accountOfRecord.set(request.recorded, request.principal.accountId);
+  });
   app.addHook("onRequest", async (request) => {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === "") throw problems.missingCredential();
@@ -76,18 +56,19 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     if (!m?.[1]) throw problems.malformedCredential();
     const hash = tokenHash(m[1]);
     if (memoryHash !== undefined && sameHash(hash, memoryHash)) {
-      request.principal = { keyId: "bootstrap", ownerId: adminId, admin: true };
+      request.principal = { keyId: "bootstrap", ownerId: adminId, admin: true, accountId: store.accountId };
       return;
     }
     const found = store.findTokenHash(hash);
-    const key = found && sameHash(hash, found.hash) ? store.get(found.keyId) : undefined;
+    const key = found && sameHash(hash, found.hash) ? store.getInAnyAccount(found.keyId) : undefined;
     if (key === undefined) throw problems.invalidCredential();
-    const ownerId = String(key.body.owner_id);
-    const owner = store.get(ownerId);
+    const ownerId = String(key.obj.body.owner_id);
+    const owner = store.forAccount(key.accountId).get(ownerId);
     request.principal = {
-      keyId: key.id,
+      keyId: key.obj.id,
       ownerId,
       admin: owner?.kind === "user" && owner.body.admin === true,
+      accountId: key.accountId,
     };
   });
 }

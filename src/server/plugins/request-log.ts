@@ -11,6 +11,9 @@ import type { RecordedRequest } from "../types.js";
 
 const MAX_RECORDED = 100_000;
 
+/** The account of each recorded request whose key was known (GET /debug/requests shows an account its own). */
+export const accountOfRecord = new WeakMap<RecordedRequest, string>();
+
 async function requestLogPlugin(app: FastifyInstance): Promise<void> {
   const recorded: RecordedRequest[] = [];
   app.decorate("recordedRequests", recorded);

@@ -13,14 +13,17 @@ export interface Principal {
   /** The User or Bot that owns the key (`usr_...` / `bot_...`). */
   ownerId: string;
   admin: boolean;
+  /** The account of the key (`acct_...`): the only one the request sees. */
+  accountId: string;
 }
 
 /** Per-request context. */
 export interface RequestContext {
+  /** The store as the caller's account sees it (objects of other accounts do not exist there). */
   store: ResourceStore;
   principal: Principal;
   account: Account;
-  /** `http://host:port` as the client addressed the server, without a trailing slash. */
+  /** The server's public base URL (`--public-url`, default the listen address), no trailing slash; never the request's `Host`. */
   baseUrl: string;
   /** False while loading fixtures: objects that exist from the start emit no events. */
   emitEvents: boolean;

@@ -13,7 +13,7 @@ import type { Body } from "./hooks.js";
 import { hooksFor } from "./kinds/index.js";
 import { checkReferences } from "./references.js";
 import { render } from "./render.js";
-import { findObject } from "./service.js";
+import { assertMayChange, findObject } from "./service.js";
 
 /** Path parameters of a module path: `{edge_id}` and, for route modules, `{route_id}`. */
 export interface ModuleParams {
@@ -50,6 +50,7 @@ export async function putModule(
   checkReferences(kind, input, ctx);
   const id = moduleId(kind, parent);
   const current = ctx.store.get(id);
+  if (current !== undefined) assertMayChange(current, ctx);
   const result = hooks.create ? await hooks.create(input, ctx, parent.id, current) : { body: input };
   // Read again after the await: a concurrent PUT may have set the module (or a DELETE removed it, or
   // the parent) meanwhile. The write itself is synchronous, so the last PUT wins whole.
@@ -87,6 +88,8 @@ export function deleteModule(
 ): void {
   const shown = getModule(kind, parent, ctx, path);
   hooksFor(kind).authorize?.(ctx, "write");
+  const current = ctx.store.get(moduleId(kind, parent));
+  if (current !== undefined) assertMayChange(current, ctx);
   ctx.store.remove(moduleId(kind, parent));
   if (ctx.emitEvents) emitEvent(ctx, kind, "deleted", shown);
 }

@@ -13,8 +13,20 @@ import { type RequestContext, titleInSentence } from "./context.js";
 import { emitEvent } from "./events.js";
 import type { Body } from "./hooks.js";
 import { hooksFor } from "./kinds/index.js";
-import { assertNotInUse, checkReferences } from "./references.js";
+import { assertNotInUse, checkReferences, describe } from "./references.js";
 import { render } from "./render.js";
+
+/**
+ * The role rule of docs/server.md > Accounts and roles: an admin key changes and deletes anything of
+ * its account; another key only what its user or bot owns (`owner_id`, else who created it).
+ * Fixtures have no creator: only admins change them.
+ * @throws ApiProblem 403
+ */
+export function assertMayChange(obj: StoredObject, ctx: RequestContext): void {
+  if (ctx.principal.admin) return;
+  const owner = typeof obj.body.owner_id === "string" ? obj.body.owner_id : obj.createdBy;
+  if (owner !== ctx.principal.ownerId) throw problems.notOwner(describe(obj), obj.id);
+}
 
 /** A list page: the objects and, when more follow, the id to pass as `before_id`. */
 export interface Page<T> {
@@ -94,6 +106,7 @@ export function updateObject(
   const hooks = hooksFor(kind);
   hooks.authorize?.(ctx, "write");
   const current = findObject(kind, id, ctx, parentId);
+  assertMayChange(current, ctx);
   checkReferences(kind, patch, ctx);
   const body = hooks.update ? hooks.update(current, patch, ctx) : { ...current.body, ...patch };
   const obj = ctx.store.update(id, body);
@@ -115,6 +128,7 @@ export function deleteObject(
   const hooks = hooksFor(kind);
   hooks.authorize?.(ctx, "write");
   const obj = findObject(kind, id, ctx, parentId);
+  assertMayChange(obj, ctx);
   const doomed = [obj, ...descendants(obj, ctx)];
   const ids = new Set(doomed.map((o) => o.id));
   for (const o of doomed) {

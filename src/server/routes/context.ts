@@ -5,17 +5,20 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import type { KindDescriptor } from "../../model/index.js";
+import { loadAccount } from "../account.js";
 import { problems } from "../errors.js";
 import type { RequestContext } from "../resources/context.js";
 
 /** The context of one API request. */
 export function contextOf(request: FastifyRequest): RequestContext {
   const app = request.server;
+  const { accountId, ownerId } = request.principal;
+  const store = app.store.forAccount(accountId, ownerId);
   return {
-    store: app.store,
+    store,
     principal: request.principal,
-    account: app.account,
-    baseUrl: `${request.protocol}://${request.host}`,
+    account: loadAccount(store),
+    baseUrl: app.publicUrl.base,
     emitEvents: true,
   };
 }
@@ -70,7 +73,7 @@ export function listEnvelope(
   limit: number,
   nextBeforeId: string | undefined,
 ): Record<string, unknown> {
-  const uri = `${request.protocol}://${request.host}${pathOf(request)}`;
+  const uri = `${request.server.publicUrl.base}${pathOf(request)}`;
   const next =
     nextBeforeId === undefined ? null : `${uri}?before_id=${encodeURIComponent(nextBeforeId)}&limit=${limit}`;
   return { [listKey]: items, uri, next_page_uri: next };

@@ -4,14 +4,21 @@
  * write of one request runs without interleaving; multi-row writes use a transaction.
  *
  * Tables:
- * - `meta` (key, value): account id and account flags.
- * - `resources` (seq, kind, id, parent_id, created_at, updated_at, body): every stored object of every
- *   kind, modules included. `seq` only grows (AUTOINCREMENT), so `ORDER BY seq DESC` is newest first.
+ * - `meta` (key, value): server-wide settings: `account_id`, the default account (the one of fixtures
+ *   and of the bootstrap token).
+ * - `account_settings` (account_id, key, value): each account's flags and admin user; an account
+ *   exists when it has a `created_at` setting.
+ * - `resources` (seq, account_id, kind, id, parent_id, created_at, updated_at, created_by, body): every
+ *   stored object of every kind, modules included, in one account; `created_by` is the user or bot
+ *   whose key created it (null for fixtures), for the role rules of docs/server.md. `seq` only grows (AUTOINCREMENT), so `ORDER BY seq DESC` is newest first.
  *   `body` is JSON: the request fields as stored plus server-side data that responses never show.
- * - `tombstones` (id, kind, parent_id, seq): deleted ids with their old `seq`, so a `before_id` that
+ * - `tombstones` (id, account_id, kind, parent_id, seq): deleted ids with their old `seq`, so a `before_id` that
  *   was deleted between two pages still positions the next page.
  * - `api_key_hashes` (key_id, token_sha256): SHA-256 of each API key's token; never the token.
- * - `event_deliveries`: every event delivered to a destination (DECISIONS.md section 5 > Events).
+ * - `event_deliveries`: every event delivered to a destination (DECISIONS.md section 5 > Events), with
+ *   its account.
+ *
+ * A file written before accounts existed is migrated on open: its objects go to the default account.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -19,6 +26,12 @@ import Database from "better-sqlite3";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS account_settings (
+  account_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (account_id, key)
+);
 CREATE TABLE IF NOT EXISTS resources (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   kind TEXT NOT NULL,
@@ -26,15 +39,17 @@ CREATE TABLE IF NOT EXISTS resources (
   parent_id TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  body TEXT NOT NULL
+  body TEXT NOT NULL,
+  account_id TEXT NOT NULL DEFAULT '',
+  created_by TEXT
 );
-CREATE INDEX IF NOT EXISTS resources_by_kind ON resources (kind, parent_id, seq);
 CREATE INDEX IF NOT EXISTS resources_by_parent ON resources (parent_id);
 CREATE TABLE IF NOT EXISTS tombstones (
   id TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   parent_id TEXT,
-  seq INTEGER NOT NULL
+  seq INTEGER NOT NULL,
+  account_id TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS api_key_hashes (
   key_id TEXT PRIMARY KEY,
@@ -47,9 +62,31 @@ CREATE TABLE IF NOT EXISTS event_deliveries (
   subscription_id TEXT NOT NULL,
   destination_id TEXT NOT NULL,
   delivered_at TEXT NOT NULL,
-  payload TEXT NOT NULL
+  payload TEXT NOT NULL,
+  account_id TEXT NOT NULL DEFAULT ''
 );
 `;
+
+/** Columns added since the first format: [table, column, definition]. */
+const ADDED_COLUMNS: [string, string, string][] = [
+  ["resources", "account_id", "TEXT NOT NULL DEFAULT ''"],
+  ["resources", "created_by", "TEXT"],
+  ["tombstones", "account_id", "TEXT NOT NULL DEFAULT ''"],
+  ["event_deliveries", "account_id", "TEXT NOT NULL DEFAULT ''"],
+];
+
+/** Adds the columns a file of an older format lacks, then the indexes that use them. */
+function migrate(db: Database.Database): void {
+  for (const [table, column, definition] of ADDED_COLUMNS) {
+    const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+    if (!columns.some((c) => c.name === column))
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+  db.exec(`
+    DROP INDEX IF EXISTS resources_by_kind;
+    CREATE INDEX IF NOT EXISTS resources_by_account_kind ON resources (account_id, kind, parent_id, seq);
+  `);
+}
 
 /**
  * Opens (creating if needed) the database.
@@ -62,5 +99,6 @@ export function openDatabase(path?: string): Database.Database {
   if (path !== undefined) db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
   db.exec(SCHEMA);
+  migrate(db);
   return db;
 }

@@ -3,11 +3,9 @@
  * create or delete them. A user is an admin only when the fixtures file says so (`admin: true`, kept
  * server-side). The user that owns the bootstrap admin key cannot be deleted (409).
  */
+import { ADMIN_USER_META } from "../../account.js";
 import { problems } from "../../errors.js";
 import type { KindHooks } from "../hooks.js";
-
-/** Meta key of the user that owns the bootstrap admin key. */
-export const ADMIN_USER_META = "admin_user_id";
 
 const adminWrites: KindHooks["authorize"] = (ctx, access) => {
   if (access === "write" && !ctx.principal.admin) throw problems.adminOnly("create or delete users and bots");

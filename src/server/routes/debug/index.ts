@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { problems } from "../../errors.js";
+import { accountOfRecord } from "../../plugins/request-log.js";
 
 const config = { debug: true };
 
@@ -21,11 +22,19 @@ function adminOnly(request: FastifyRequest): void {
 export default async function debugRoutes(app: FastifyInstance): Promise<void> {
   app.get("/debug/requests", { config }, async (request) => {
     adminOnly(request);
-    return { requests: app.recordedRequests };
+    const account = request.principal.accountId;
+    const mine = (r: (typeof app.recordedRequests)[number]) =>
+      (accountOfRecord.get(r) ?? app.store.accountId) === account;
+    return { requests: app.recordedRequests.filter(mine) };
   });
   app.delete("/debug/requests", { config }, async (request, reply) => {
     adminOnly(request);
+    const account = request.principal.accountId;
+    const others = app.recordedRequests.filter(
+      (r) => (accountOfRecord.get(r) ?? app.store.accountId) !== account,
+    );
     app.recordedRequests.length = 0;
+    for (const r of others) app.recordedRequests.push(r);
     return reply.code(204).send();
   });
   app.get("/debug/event_deliveries", { config }, async (request) => {
@@ -35,6 +44,7 @@ export default async function debugRoutes(app: FastifyInstance): Promise<void> {
       string | undefined
     >;
     const deliveries = app.store
+      .forAccount(request.principal.accountId)
       .deliveries()
       .filter(
         (d) =>
