@@ -197,7 +197,7 @@ export function interpolateString(
 }
 
 /** The text of a file as `${file:}` reads it (cached in `ctx.fileCache`; at most `MAX_FILE_BYTES`). */
-export function readText(abs: string, ctx: Pick<InterpolationContext, "fileCache">): FileRead {
+export function readText(abs: string, ctx: Pick<InterpolationContext, "fileCache" | "fileRoots">): FileRead {
   const hit = ctx.fileCache.get(abs);
   if (hit) return hit;
   const read = readConfinedFile(abs, ctx.fileRoots);

@@ -24,6 +24,7 @@ import { desiredKinds, moduleParams, resourceType } from "../../terraform/provid
 import type { ResourceOptions } from "../desired.js";
 import { type Entry, toDesired } from "../entry.js";
 import { ConfigError, ProblemList } from "../errors.js";
+import { fileRoots } from "../file-read.js";
 import { displayPath } from "../files.js";
 import { explainId } from "../ids.js";
 import type { FileRead } from "../interpolate.js";
@@ -112,6 +113,8 @@ export function loadSynthesizedStack(
     display,
     refAddress,
     filesRead,
+    // file() reads inside the CDKTF project's tree, as ${file:} inside a configuration's.
+    fileRoots: fileRoots([stack.projectDir], env, cwd),
     fileCache,
     problems,
   };

@@ -43,6 +43,8 @@ export interface ValueContext {
   /** The address a reference names (`tunnelgw_api_key.ci` -> `api_keys.ci`), or why it cannot be one. */
   refAddress: (type: string, name: string) => { address: string } | { error: string };
   filesRead: Set<string>;
+  /** Directories `file()` may read under (../file-read.ts > fileRoots). */
+  fileRoots: readonly string[];
   fileCache: Map<string, FileRead>;
   problems: ProblemList;
 }
