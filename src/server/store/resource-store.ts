@@ -219,10 +219,11 @@ export class ResourceStore {
   constructor(
     path?: string,
     options: StoreOptions = {},
-    view?: { d: Database_; account: string; actor: string | null },
+    // `d` is a Database_: typed `object` so the emitted declarations need not name SQLite's types.
+    view?: { d: object; account: string; actor: string | null },
   ) {
     if (view !== undefined) {
-      this.#d = view.d;
+      this.#d = view.d as Database_;
       this.#account = view.account;
       this.#actor = view.actor;
       return;
