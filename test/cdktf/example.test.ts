@@ -18,6 +18,9 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const COMPLETE = fileURLToPath(new URL("../../examples/complete", import.meta.url));
 const SECRET = "monitoring-key-5b7e0c19d4";
+// The app reads the repository's key files, outside the temporary project's tree.
+const KEYS = fileURLToPath(new URL("../../examples/keys", import.meta.url));
+const ENV = { TGW_FILE_ROOTS: KEYS };
 
 let server: TestServer;
 let project: string;
@@ -41,7 +44,7 @@ const run = (args: string[]) =>
   tgw(args, {
     cwd: project,
     server: { url: server.url, token: server.token },
-    env: { TF_VAR_monitoring_api_key: SECRET },
+    env: { ...ENV, TF_VAR_monitoring_api_key: SECRET },
   });
 
 async function get(path: string): Promise<Record<string, unknown>> {
@@ -68,9 +71,10 @@ async function resynthWithout(...drop: string[]): Promise<void> {
   await writeFile(join(stackDir, "cdk.tf.json"), JSON.stringify(json, null, 2));
 }
 
-describe("examples/cdktf", () => {
+// Each test runs tgw in its own processes (a few seconds each on a quiet machine, far more on a loaded one).
+describe("examples/cdktf", { timeout: 120_000 }, () => {
   it("is the desired state of examples/complete, field by field", async () => {
-    const cdktf = (await loadConfig([stackDir], { env: {} })).desired;
+    const cdktf = (await loadConfig([stackDir], { env: ENV })).desired;
     const yaml = (await loadConfig([COMPLETE], { env: {} })).desired;
     const comparable = (d: typeof cdktf) =>
       d.resources.map((r) => ({
