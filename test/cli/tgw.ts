@@ -3,7 +3,7 @@
  * runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,6 +73,8 @@ export function tgw(args: string[], opts: RunOptions): Promise<Run> {
 export async function copyExamples(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "tgw-cli-"));
   await cp(EXAMPLES, join(dir, "examples"), { recursive: true });
+  // The copy stands for a clone: `${file:../keys/...}` reads within its Git work tree (docs/configuration.md).
+  await mkdir(join(dir, ".git"));
   return dir;
 }
 

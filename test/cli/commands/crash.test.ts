@@ -111,15 +111,23 @@ it("an apply while another holds the lock fails naming it, or waits with --lock-
     /Error \[state_locked\]: state .*state\.json is locked by tgw apply \(pid \d+/,
   );
   expect(server.mutations()).toEqual([]);
-  const waiting = tgw(["apply", "-f", ".", "--auto-approve", "--lock-timeout", "60s"], {
+  const waiting = spawnTgw(["apply", "-f", ".", "--auto-approve", "--lock-timeout", "60s"], {
     cwd: dir,
     server: target(),
   });
-  await new Promise((r) => setTimeout(r, 2500));
+  let stdout = "";
+  waiting.stdout?.on("data", (d) => {
+    stdout += String(d);
+  });
+  const exited = new Promise<number | null>((resolve) => waiting.on("exit", (code) => resolve(code)));
+  // Unlock only once it says it waits: a fixed delay failed on a loaded machine, where the process
+  // had not even reached the lock when the delay ran out.
+  while (!/Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./.test(stdout)) {
+    if (waiting.exitCode !== null) throw new Error(`apply --lock-timeout ended without waiting:\n${stdout}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   expect(server.mutations()).toEqual([]);
   await unlock();
-  const waited = await waiting;
-  expect(waited.code).toBe(0);
-  expect(waited.stdout).toMatch(/Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./);
+  expect(await exited).toBe(0);
   expect(server.mutations().map((r) => r.method)).toEqual(["POST", "POST"]);
 }, 120_000);
