@@ -3,7 +3,7 @@
  * runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +76,8 @@ export function tgw(args: string[], opts: RunOptions): Promise<Run> {
 export async function copyExamples(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "tgw-cli-"));
   await copyTree(join(dir, "examples"));
+  // The copy stands for a clone: `${file:../keys/...}` reads within its Git work tree (docs/configuration.md).
+  await mkdir(join(dir, ".git"));
   return dir;
 }
 
