@@ -86,7 +86,7 @@ export function generateConfigSchema(): string {
       type: "string",
       pattern: STACK_PATTERN,
       description:
-        "Ownership scope of this configuration (DECISIONS.md section 3). Default: the configuration directory's name.",
+        "Ownership scope of this configuration (docs/design.md section 3). Default: the configuration directory's name.",
     },
     ownership: {
       enum: [...OWNERSHIP_MODES],

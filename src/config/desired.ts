@@ -31,7 +31,7 @@ export interface SourcePosition {
 
 /** Reconciler options of one resource that are not API fields (configuration section "options"). */
 export interface ResourceOptions {
-  /** A plan that would delete or replace the resource fails (DECISIONS.md / issue 5 safety). */
+  /** A plan that would delete or replace the resource fails (docs/design.md / issue 5 safety). */
   prevent_destroy: boolean;
   /** API keys only: where to write the token returned at creation (mode 0600). */
   token_file?: string;

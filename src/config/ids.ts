@@ -1,5 +1,5 @@
 /**
- * Literal ids in configuration: an id is the kind's prefix (SPEC.md > Identifier prefixes) followed
+ * Literal ids in configuration: an id is the kind's prefix (docs/api.md > Identifier prefixes) followed
  * by letters and digits. Used for the keys of the `edges:` tree and for every field that takes an id
  * (schema annotation `x-tgw.ref`), so a user who pastes an IP policy id where a backend id belongs is
  * told which kind was expected.

@@ -20,7 +20,7 @@ import { didYouMean, listWords } from "./words.js";
 export const NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,62}$";
 /** Stack names: letters, digits, `_`, `.` and `-`, starting with a letter or digit. */
 export const STACK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
-/** Values of `ownership` (DECISIONS.md section 3.1); the first is the default. */
+/** Values of `ownership` (docs/design.md section 3.1); the first is the default. */
 export const OWNERSHIP_MODES = ["marker", "state-only"] as const;
 export type OwnershipMode = (typeof OWNERSHIP_MODES)[number];
 

@@ -1,7 +1,7 @@
 /**
  * Reconciler options: per-resource settings written next to the API fields that are not sent to the
  * API (DesiredResource.options). `prevent_destroy` applies to every resource and module;
- * `token_file` to API keys, whose token the API returns once (DECISIONS.md section 3.4).
+ * `token_file` to API keys, whose token the API returns once (docs/design.md section 3.4).
  */
 import { join, resolve } from "node:path";
 import type { ResourceOptions } from "./desired.js";

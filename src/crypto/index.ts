@@ -1,5 +1,5 @@
 /**
- * Real crypto shared by the reference server and the config validator (DECISIONS.md section 5; issues 3
+ * Real crypto shared by the reference server and the config validator (docs/design.md section 5; issues 3
  * and 4): TLS certificate chains and private keys, SSH public keys, and an SSH certificate authority that
  * signs OpenSSH host certificates. Every deliberate refusal is a CryptoInputError whose message says what
  * is wrong with the input. Test helpers live in ./testing.js and are not re-exported here.

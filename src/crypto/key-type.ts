@@ -1,5 +1,5 @@
 /**
- * The three key types the API knows (SPEC.md "TLS certificate" `private_key_type`, "SSH host
+ * The three key types the API knows (docs/api.md "TLS certificate" `private_key_type`, "SSH host
  * certificate" `key_type`), derived from a node:crypto KeyObject.
  */
 import type { KeyObject } from "node:crypto";

@@ -1,6 +1,6 @@
 /**
  * Reading the private key uploaded with a TLS certificate and checking it belongs to the leaf
- * (SPEC.md "TLS certificate" `private_key_pem`; DECISIONS.md section 5: the key must parse and match the
+ * (docs/api.md "TLS certificate" `private_key_pem`; docs/design.md section 5: the key must parse and match the
  * leaf's public key, else 400). Parsing is node:crypto's.
  *
  * Accepted: one unencrypted PEM private key, PKCS#8 (`PRIVATE KEY`), PKCS#1 (`RSA PRIVATE KEY`) or SEC1

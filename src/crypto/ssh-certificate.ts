@@ -1,5 +1,5 @@
 /**
- * The SSH certificate authority of the reference server (DECISIONS.md section 5: an SSH certificate
+ * The SSH certificate authority of the reference server (docs/design.md section 5: an SSH certificate
  * authority holds a real key pair; host certificates are real OpenSSH certificates signed by it,
  * verifiable with `ssh-keygen -L`). Certificates are built and signed by sshpk (format: OpenSSH
  * PROTOCOL.certkeys); keys come from node:crypto.
@@ -34,7 +34,7 @@ export function generateSshCaKeyPair(comment = "tgw-ssh-ca"): SshCaKeyPair {
   return { privateKey: key.toString("openssh"), publicKey: key.toPublic().toString("ssh") };
 }
 
-/** What signSshHostCertificate signs (SPEC.md "SSH host certificate"). */
+/** What signSshHostCertificate signs (docs/api.md "SSH host certificate"). */
 export interface SshHostCertificateRequest {
   /** The CA's private key: OpenSSH format or PEM (PKCS#8, SEC1), unencrypted, ed25519 or ecdsa. */
   caPrivateKey: string;
@@ -42,9 +42,9 @@ export interface SshHostCertificateRequest {
   publicKey: string;
   /** Host names and/or IP addresses the certificate is valid for; empty: valid for every host. */
   principals: readonly string[];
-  /** Start of validity (SPEC.md `valid_after`); rounded down to whole seconds. */
+  /** Start of validity (docs/api.md `valid_after`); rounded down to whole seconds. */
   validAfter: Date;
-  /** End of validity, exclusive (SPEC.md `valid_until`, OpenSSH `valid_before`); rounded down to whole
+  /** End of validity, exclusive (docs/api.md `valid_until`, OpenSSH `valid_before`); rounded down to whole
    *  seconds; must be after validAfter. */
   validBefore: Date;
   /** Serial number, 0..2^64-1; default: random. */

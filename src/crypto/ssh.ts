@@ -1,5 +1,5 @@
 /**
- * Reading an SSH public key in OpenSSH authorized_keys form (SPEC.md "SSH credential" `public_key`,
+ * Reading an SSH public key in OpenSSH authorized_keys form (docs/api.md "SSH credential" `public_key`,
  * "SSH host certificate" `public_key` and `key_type`). Decoding and fingerprints are sshpk's; node:crypto
  * then loads the key, which proves the key material itself is sound (an EC point on its curve...).
  *
@@ -16,7 +16,7 @@ import { type KeyType, keyTypeOf } from "./key-type.js";
 
 /** A parsed SSH public key. */
 export interface SshPublicKey {
-  /** API key type (SPEC.md "SSH host certificate" `key_type`). */
+  /** API key type (docs/api.md "SSH host certificate" `key_type`). */
   keyType: KeyType;
   /** OpenSSH SHA-256 fingerprint as `ssh-keygen -l` prints it: `SHA256:` + unpadded base64. */
   fingerprint: string;

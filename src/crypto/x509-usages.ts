@@ -1,5 +1,5 @@
 /**
- * Names of X.509 key usages and extended key usages as the API reports them (SPEC.md "TLS certificate"
+ * Names of X.509 key usages and extended key usages as the API reports them (docs/api.md "TLS certificate"
  * `key_usages`, `extended_key_usages`): snake_case, following the names of Go's crypto/x509 (which the
  * production service is written against) rather than the RFC's camelCase.
  *

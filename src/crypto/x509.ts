@@ -1,9 +1,9 @@
 /**
- * Reading an uploaded TLS certificate chain (SPEC.md "TLS certificate"; DECISIONS.md section 5: every
+ * Reading an uploaded TLS certificate chain (docs/api.md "TLS certificate"; docs/design.md section 5: every
  * response field is parsed from the PEM for real). Parsing uses @peculiar/x509; the chain order check
  * and the public key type use node:crypto, which verifies signatures synchronously.
  *
- * Rules for accepted chains (SPEC.md leaves them "not shown"; these are ours):
+ * Rules for accepted chains (docs/api.md leaves them "not shown"; these are ours):
  * - one or more `CERTIFICATE` PEM blocks, leaf first, each followed by the certificate that issued it
  *   (issuer name matches and the signature verifies); the last one need not be a root;
  * - no other kind of PEM block (a private key belongs in `private_key_pem`);
@@ -26,7 +26,7 @@ import { readPemBlocks } from "./pem.js";
 import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
 
 /**
- * The fields of SPEC.md "TLS certificate" that are derived from the leaf certificate, with the API's
+ * The fields of docs/api.md "TLS certificate" that are derived from the leaf certificate, with the API's
  * names and types as generated from schemas/kinds/tls_certificate.schema.json. Text fields are `""`
  * when the certificate does not have them. Value formats:
  * - `subject_common_name`, `issuer_common_name`: the first CN; `subject_organization`,
@@ -52,7 +52,7 @@ export type CertificateInfo = Omit<
  *
  * @param pem PEM text, leaf first (see the rules above)
  * @param what how to name the input in messages; defaults to `certificate_pem`
- * @returns the SPEC.md fields of the leaf
+ * @returns the docs/api.md fields of the leaf
  * @throws CryptoInputError saying what is wrong: not a string, empty, no PEM block, a truncated or
  *   non-certificate block, a certificate that does not parse, a chain out of order, an unsupported
  *   leaf key type

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of a plan (DECISIONS.md section 2): one `Action` per change, and the `Change` /
+ * The vocabulary of a plan (docs/design.md section 2): one `Action` per change, and the `Change` /
  * `Plan` records that the planner produces, the safety checks read, the renderers print and apply
  * executes. Plain serialisable data, no behaviour beyond a few predicates.
  *

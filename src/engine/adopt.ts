@@ -1,5 +1,5 @@
 /**
- * Adopt (`tgw import ADDRESS ID`): take one existing live object under management (DECISIONS.md
+ * Adopt (`tgw import ADDRESS ID`): take one existing live object under management (docs/design.md
  * section 3.2). The address must be in the configuration. The object gets this stack's ownership
  * marker (one PATCH of its metadata, the user's part kept as it is) and a state record; the next plan
  * then shows how it differs from the configuration. A module is imported by its address alone (its

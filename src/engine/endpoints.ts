@@ -1,5 +1,5 @@
 /**
- * Endpoints (read-only, SPEC.md > Endpoint): the active endpoints, for `tgw endpoints`.
+ * Endpoints (read-only, docs/api.md > Endpoint): the active endpoints, for `tgw endpoints`.
  */
 import type { Api } from "../client/index.js";
 import { getKind } from "../model/index.js";

@@ -17,7 +17,7 @@ import { TgwError } from "../errors.js";
 import type { StateApi } from "../state/store.js";
 import type { Change } from "./action.js";
 
-/** Two live objects claim the same address of this stack (DECISIONS.md section 3.2). */
+/** Two live objects claim the same address of this stack (docs/design.md section 3.2). */
 export class DuplicateMarkerError extends TgwError {
   readonly duplicates: { address: string; kind: string; ids: string[] }[];
   constructor(duplicates: { address: string; kind: string; ids: string[] }[], stack: string) {

@@ -1,5 +1,5 @@
 /**
- * The engine: refresh -> ownership -> normalize -> diff -> plan -> safety -> apply (DECISIONS.md
+ * The engine: refresh -> ownership -> normalize -> diff -> plan -> safety -> apply (docs/design.md
  * sections 2 to 4). It knows neither YAML nor HTTP: it takes a `DesiredState`, talks to the API through
  * the client's `Api` interface and records results in a `StateStore`; progress goes to an `onEvent`
  * callback, never to the console.

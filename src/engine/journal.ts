@@ -1,6 +1,6 @@
 /**
  * The state journal of one apply: every result is recorded in the state store as soon as it happens
- * (DECISIONS.md section 3.2), so a crash loses at most the calls in flight, and those are found again
+ * (docs/design.md section 3.2), so a crash loses at most the calls in flight, and those are found again
  * through their ownership markers. Writes go through `StateStore.write` (atomic); results that arrive
  * while a write is in progress are coalesced into the next write, so a fast apply does not queue one
  * write per change.

@@ -1,7 +1,7 @@
 /**
  * Live state: what the refresh read from the API, as plain data the planner can use without I/O.
  * Collection objects are keyed by id (ids are unique across kinds thanks to their prefixes); modules by
- * their API path (their identity, DECISIONS.md section 3.3).
+ * their API path (their identity, docs/design.md section 3.3).
  */
 import {
   canonicalJson,

@@ -1,5 +1,5 @@
 /**
- * Secret values (DECISIONS.md section 3.4) located by the kind's schema: `secretPaths` (e.g.
+ * Secret values (docs/design.md section 3.4) located by the kind's schema: `secretPaths` (e.g.
  * `private_key_pem`, `client_secret`, `target.monitoring_target.api_key`, `token`) and write-only
  * fields. Used to mask plan output and to keep secrets out of fingerprints.
  */

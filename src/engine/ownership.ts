@@ -1,5 +1,5 @@
 /**
- * Ownership (DECISIONS.md section 3): which live object each desired address is, and which live
+ * Ownership (docs/design.md section 3): which live object each desired address is, and which live
  * objects this stack owns that the configuration no longer has. Pure: no I/O.
  *
  * Rules, in order:

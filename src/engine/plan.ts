@@ -1,6 +1,6 @@
 /**
  * The planner: a pure function of desired state, live state and the state store's snapshot that
- * returns the changes making live equal desired (DECISIONS.md sections 2 and 3). No I/O; the result
+ * returns the changes making live equal desired (docs/design.md sections 2 and 3). No I/O; the result
  * is plain data sorted by address, so the same inputs always give the same plan.
  *
  * - Each desired resource is matched with its live object (./ownership.ts), references are resolved

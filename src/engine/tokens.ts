@@ -1,5 +1,5 @@
 /**
- * API key tokens (DECISIONS.md section 3.4): the API returns a key's token once, in the create
+ * API key tokens (docs/design.md section 3.4): the API returns a key's token once, in the create
  * response. Apply writes it to a file of mode 0600 (default `.tgw/secrets/<name>.token` under the
  * config directory, or the resource's `token_file` option) and nowhere else: never to the state,
  * the plan or logs.

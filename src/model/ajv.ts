@@ -2,10 +2,10 @@
  * The one Ajv set-up shared by the reference server and the config validator: JSON Schema 2020-12,
  * every document under `schemas/`, and the project's own keywords and formats:
  *
- * - `maxBytes: N` (strings): at most N bytes of UTF-8. SPEC.md > Limits counts description and
+ * - `maxBytes: N` (strings): at most N bytes of UTF-8. docs/api.md > Limits counts description and
  *   metadata in bytes, which `maxLength` (code points) cannot express.
  * - `exactlyOneOf: [names]` (objects): exactly one of these properties is present and not null
- *   (event destination targets, cloud auth: SPEC.md > Event destination).
+ *   (event destination targets, cloud auth: docs/api.md > Event destination).
  * - formats `pem-certificate-chain`, `pem-private-key`, `ssh-public-key`: parsed for real by
  *   src/crypto; `explainFormat` gives the reason a value failed.
  * - `x-tgw`: annotations only (see ./kinds.ts), ignored by validation.

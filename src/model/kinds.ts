@@ -14,7 +14,7 @@ import { inlineRefs, type JsonSchema, loadSchemaDocuments } from "./schema-files
 /** An operation of the API on a kind. */
 export type Operation = "create" | "list" | "get" | "update" | "delete" | "put";
 
-/** The objects a module hangs off (SPEC.md > Module operations). */
+/** The objects a module hangs off (docs/api.md > Module operations). */
 export type ModuleParent = "https_edge_route" | "https_edge" | "tls_edge" | "tcp_edge";
 
 /** Field-value normalisations applied to both desired and live values before a diff. */
@@ -32,7 +32,7 @@ export interface FieldDescriptor {
   forcesReplace: boolean;
   /** Accepted in requests, never returned (e.g. private_key_pem): compared by fingerprint. */
   writeOnly: boolean;
-  /** Masked in plan output and logs (DECISIONS.md section 3.4). */
+  /** Masked in plan output and logs (docs/design.md section 3.4). */
   secret: boolean;
   /** Kinds whose ids this field (or its items) holds. */
   ref?: string[];
@@ -43,7 +43,7 @@ export interface FieldDescriptor {
   /** A list whose order the API does not keep. */
   unordered: boolean;
   normalize?: Normalization;
-  /** The field carries the ownership marker (DECISIONS.md section 3.1). */
+  /** The field carries the ownership marker (docs/design.md section 3.1). */
   isMetadata: boolean;
   /** RFC 3339 timestamp: compared as instants. */
   dateTime: boolean;
@@ -66,7 +66,7 @@ export interface KindDescriptor {
   idPrefix?: string;
   operations: ReadonlySet<Operation>;
   module?: { parent: ModuleParent; configKey: string };
-  /** Only referenced by id in SPEC.md; the reference server keeps a minimal CRUD. */
+  /** Only referenced by id in docs/api.md; the reference server keeps a minimal CRUD. */
   referencedOnly: boolean;
   /** For nested collections (routes): the kind of the parent object in the path. */
   parent?: string;
@@ -173,7 +173,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindDescriptor {
 
 let registry: Map<string, KindDescriptor> | undefined;
 
-/** Every kind (SPEC.md kinds first, then referenced-only objects), keyed by kind name. */
+/** Every kind (docs/api.md kinds first, then referenced-only objects), keyed by kind name. */
 export function allKinds(): ReadonlyMap<string, KindDescriptor> {
   if (!registry) {
     const docs = loadSchemaDocuments();
@@ -195,7 +195,7 @@ export function getKind(kind: string): KindDescriptor {
   return k;
 }
 
-/** The 19 kinds of SPEC.md (10 resources and 9 modules). */
+/** The 19 kinds of docs/api.md (10 resources and 9 modules). */
 export function specKinds(): KindDescriptor[] {
   return [...allKinds().values()].filter((k) => !k.referencedOnly);
 }

@@ -1,5 +1,5 @@
 /**
- * The wire form of `metadata` and the ownership marker it carries (DECISIONS.md section 3.1).
+ * The wire form of `metadata` and the ownership marker it carries (docs/design.md section 3.1).
  *
  * Rules:
  * - The user writes metadata as a mapping (becomes a JSON object) or as a string. A string that

@@ -14,9 +14,9 @@ export const schemasDir: string = fileURLToPath(new URL("../../schemas/", import
 /** Every schema document, keyed by its `$id`. */
 export interface SchemaDocuments {
   common: JsonSchema;
-  /** Kinds SPEC.md documents (schemas/kinds). */
+  /** Kinds docs/api.md documents (schemas/kinds). */
   kinds: JsonSchema[];
-  /** Objects SPEC.md only references by id (schemas/referenced). */
+  /** Objects docs/api.md only references by id (schemas/referenced). */
   referenced: JsonSchema[];
   byId: Map<string, JsonSchema>;
 }

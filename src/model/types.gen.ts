@@ -707,7 +707,7 @@ export interface SamlPut {
    */
   authorized_groups?: string[];
   /**
-   * SAML NameID format; the reference server accepts the SAML 2.0 persistent and transient and the SAML 1.1 emailAddress and unspecified URNs (DECISIONS.md section 5).
+   * SAML NameID format; the reference server accepts the SAML 2.0 persistent and transient and the SAML 1.1 emailAddress and unspecified URNs (docs/design.md section 5).
    */
   nameid_format?:
     | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent"
@@ -1143,7 +1143,7 @@ export interface UserAgentFilterPut {
    */
   allow?: string[];
   /**
-   * Regular expressions; a request not allowed and matching one is denied; anything else is allowed (DECISIONS.md section 5).
+   * Regular expressions; a request not allowed and matching one is denied; anything else is allowed (docs/design.md section 5).
    */
   deny?: string[];
 }

@@ -3,7 +3,7 @@
  * and a request sees only its key's account (the store views of ./store/resource-store.ts). The
  * default account holds the fixtures and the bootstrap admin token; `createAccount` makes others,
  * `mintAdminKey` gives an account a new admin key (`tgw serve --mint-admin-key`, with file access
- * only). An account's settings: its abuse-report flag (DECISIONS.md section 5) and its admin user.
+ * only). An account's settings: its abuse-report flag (docs/design.md section 5) and its admin user.
  */
 import { newId, newToken, tokenHash } from "./ids.js";
 import type { ResourceStore } from "./store/resource-store.js";

@@ -1,5 +1,5 @@
 /**
- * The reference server's one catalogue of coded errors (DECISIONS.md section 5 > Errors). Every
+ * The reference server's one catalogue of coded errors (docs/design.md section 5 > Errors). Every
  * failure the server answers on purpose is an `ApiProblem` made by one of the `problems` below; its
  * body is exactly
  *
@@ -167,7 +167,7 @@ export const problems = {
   injectedUnavailable: define("TGW_1902", 503, () => "injected fault: service unavailable"),
 } as const;
 
-/** The error body of DECISIONS.md section 5. */
+/** The error body of docs/design.md section 5. */
 export interface ErrorBody {
   error_code: string;
   status_code: number;

@@ -1,5 +1,5 @@
 /**
- * Fixtures: referenced-only objects with fixed ids, loaded at start (`--fixtures FILE`, DECISIONS.md
+ * Fixtures: referenced-only objects with fixed ids, loaded at start (`--fixtures FILE`, docs/design.md
  * section 5), plus the account's settings. Format (YAML), every section optional:
  *
  * ```yaml

@@ -1,6 +1,6 @@
 /**
- * Identifiers and secrets the server makes: resource ids (`<prefix><27 alphanumerics>`, SPEC.md >
- * Identifier prefixes), operation ids (`op_...`, DECISIONS.md section 5 > Errors), API key tokens and
+ * Identifiers and secrets the server makes: resource ids (`<prefix><27 alphanumerics>`, docs/api.md >
+ * Identifier prefixes), operation ids (`op_...`, docs/design.md section 5 > Errors), API key tokens and
  * their SHA-256 hashes (tokens are never stored in clear).
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";

@@ -42,7 +42,7 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
 
 /**
  * Parses `N/WINDOW`: N a positive integer, WINDOW a positive number with unit ms, s, m or h
- * (`120/60s`, `10/1s`, `1000/1h`). `120/60s` reproduces the production limit (DECISIONS.md section 5).
+ * (`120/60s`, `10/1s`, `1000/1h`). `120/60s` reproduces the production limit (docs/design.md section 5).
  * @throws UsageError on anything else
  */
 export function parseRateLimit(text: string): RateLimitConfig {

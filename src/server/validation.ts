@@ -130,7 +130,7 @@ function describeError(err: ErrorObject, root: JsonSchema, data: unknown): strin
     return `${field}: key ${JSON.stringify(propertyName)} must be ${hint ?? "a valid name"}`;
   }
   const subject = segments.length === 0 ? "the request body" : field;
-  // Messages echo the offending value, except a secret's (DECISIONS.md section 3.4): the CLI prints them.
+  // Messages echo the offending value, except a secret's (docs/design.md section 3.4): the CLI prints them.
   const secret = (node?.["x-tgw"] as { secret?: boolean } | undefined)?.secret === true;
   const got = secret ? "(sensitive)" : JSON.stringify(value);
   switch (err.keyword) {

@@ -29,7 +29,7 @@ export const WRITE_LOCK_TIMEOUT_MS = 10_000;
 /** Options of a `FileStateStore`. */
 export interface FileStateStoreOptions {
   /**
-   * The stack this state belongs to (DECISIONS.md section 2). `read()` refuses a file of another stack
+   * The stack this state belongs to (docs/design.md section 2). `read()` refuses a file of another stack
    * (StateConflictError) and starts an empty state with this name. Omitted: any stack is accepted (for
    * inspection: `tgw state list`), and an empty state cannot be written.
    */

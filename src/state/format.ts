@@ -4,7 +4,7 @@
  *
  * The format is closed (no unknown fields) and every digest must be 64 hex digits: a secret cannot be
  * stored by accident under a field of its own or in place of a digest. The engine stores only ids,
- * fingerprints and SHA-256 digests of write-only inputs (DECISIONS.md section 3.2).
+ * fingerprints and SHA-256 digests of write-only inputs (docs/design.md section 3.2).
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";

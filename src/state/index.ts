@@ -1,5 +1,5 @@
 /**
- * Public surface of the state store (DECISIONS.md section 3.2): the contract (./store.ts), the local
+ * Public surface of the state store (docs/design.md section 3.2): the contract (./store.ts), the local
  * file implementation, its errors and the default location. The engine and the CLI import from here.
  * @see docs/state.md
  */

@@ -1,5 +1,5 @@
 /**
- * The state store contract: the reconciler's own record of what it manages (DECISIONS.md
+ * The state store contract: the reconciler's own record of what it manages (docs/design.md
  * section 3.2). The state is a cache and a journal, not the only truth: when it is lost or stale the
  * engine rebuilds it from ownership markers in live state. It never holds a secret: only ids,
  * fingerprints and SHA-256 digests of write-only inputs.

@@ -11,7 +11,7 @@ import type { Trigger } from "./trigger.js";
 /** One configuration problem, positioned as `tgw validate` shows it (the config layer's type). */
 export type { ConfigProblem };
 
-/** Actions that change live state (DECISIONS.md section 2; `no-op` is never reported). */
+/** Actions that change live state (docs/design.md section 2; `no-op` is never reported). */
 export type ChangeAction = Exclude<Action, "no-op">;
 
 /** One change of a reconcile: applied (apply mode) or pending (drift report under `--no-self-heal`). */

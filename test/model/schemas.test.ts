@@ -73,7 +73,7 @@ const spec: Array<[string, "create" | "update" | "put", unknown]> = [
 ];
 
 describe("kind schemas", () => {
-  it("cover the 19 kinds of SPEC.md", () => {
+  it("cover the 19 kinds of docs/api.md", () => {
     expect(
       specKinds()
         .map((k) => k.kind)
@@ -166,7 +166,7 @@ describe("kind schemas", () => {
     });
   });
 
-  it("rejects ACL rules not of the SPEC.md forms, bad header names and bad regexes", () => {
+  it("rejects ACL rules not of the docs/api.md forms, bad header names and bad regexes", () => {
     const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAxlaRbCTmtgDLbhVl3fvsXh9MMzHMCimrbN7Kx8EpKE";
     expect(validate("ssh_credential", "create", { public_key: key, acl: ["*"] }).ok).toBe(true);
     for (const rule of ["connect:example.com", "bind:", "bind:exa mple.com", "bind:a.com:port"]) {

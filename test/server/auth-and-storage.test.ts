@@ -1,5 +1,5 @@
 /**
- * Authentication and storage (DECISIONS.md section 5): the API key token is returned by the create
+ * Authentication and storage (docs/design.md section 5): the API key token is returned by the create
  * response only and never stored in clear (the SQLite file is inspected); the bootstrap token; key
  * owners and admin rights; a `--data` store keeps everything across a restart, and fixtures are
  * loaded once per store.

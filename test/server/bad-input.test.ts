@@ -1,5 +1,5 @@
 /**
- * Every class of bad input answers the documented status with the error body of DECISIONS.md
+ * Every class of bad input answers the documented status with the error body of docs/design.md
  * section 5, a message naming the field (and the limit), and changes nothing: each case lists the
  * affected collection (or reads the module) before and after.
  */

@@ -1,5 +1,5 @@
 /**
- * Events (DECISIONS.md section 5 > Events): every create/update/delete of every kind (modules and
+ * Events (docs/design.md section 5 > Events): every create/update/delete of every kind (modules and
  * referenced objects included) emits `<kind>_<action>.v0`, delivered to the destinations of the
  * subscriptions whose sources name the type, recorded and readable at `GET /debug/event_deliveries`
  * with the documented payload.
@@ -70,7 +70,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-test("an API key's life: created, updated, deleted, with the payload of DECISIONS.md", async () => {
+test("an API key's life: created, updated, deleted, with the payload of docs/design.md", async () => {
   const created = await call("POST", "/api_keys", { description: "watched" });
   await call("PATCH", created.body.uri, { description: "watched 2" });
   await call("DELETE", created.body.uri);

@@ -69,7 +69,7 @@ export function caller(url: string, token: string): Caller {
   return Object.assign(call, { url, token });
 }
 
-/** Throws unless `answer` is an error of DECISIONS.md section 5 with this status; returns its msg. */
+/** Throws unless `answer` is an error of docs/design.md section 5 with this status; returns its msg. */
 export function errorMessage(answer: Answer, status: number): string {
   const b = answer.body;
   const shape =

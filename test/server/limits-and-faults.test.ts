@@ -1,7 +1,7 @@
 /**
  * Rate limit per API key (429 with Retry-After, not processed) and fault injection (the configured
  * failures, answered before anything is processed; drop closes the connection; reproducible with a
- * seed; debug endpoints exempt) (DECISIONS.md section 5).
+ * seed; debug endpoints exempt) (docs/design.md section 5).
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { ApiClient, NetworkError } from "../../src/client/index.js";

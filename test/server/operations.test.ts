@@ -1,5 +1,5 @@
 /**
- * Every operation of SPEC.md (and the referenced objects' minimal operations of DECISIONS.md section
+ * Every operation of docs/api.md (and the referenced objects' minimal operations of docs/design.md section
  * 5) over HTTP: success status, body valid against `$defs.response`, id prefix, `uri` resolvable by
  * GET, list envelope, PATCH applied, DELETE then 404.
  */

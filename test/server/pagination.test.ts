@@ -1,5 +1,5 @@
 /**
- * Pagination (DECISIONS.md section 5): `limit` 1..100 (default 100) and `before_id`, newest first,
+ * Pagination (docs/design.md section 5): `limit` 1..100 (default 100) and `before_id`, newest first,
  * `next_page_uri` a full URL with `before_id=<last id>&limit=<limit>`, null on the last page. Walked
  * over 250 objects with limits 1, 7 and 100: every object exactly once, in creation order reversed.
  */

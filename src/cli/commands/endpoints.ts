@@ -1,5 +1,5 @@
 /**
- * `tgw endpoints`: the active endpoints (SPEC.md > Endpoint) as a table (id, type, proto, public URL,
+ * `tgw endpoints`: the active endpoints (docs/api.md > Endpoint) as a table (id, type, proto, public URL,
  * hostport), or `--json` (the API's endpoint objects). Reads no configuration; `-f` only locates the
  * embedded reference server's data when TGW_API_URL is unset.
  */

@@ -1,5 +1,5 @@
 /**
- * `tgw import ADDRESS [ID]`: adopt an existing live object as ADDRESS of the configuration (DECISIONS.md
+ * `tgw import ADDRESS [ID]`: adopt an existing live object as ADDRESS of the configuration (docs/design.md
  * section 3.2). Writes this stack's ownership marker into the object's metadata (one PATCH; none with
  * `ownership: state-only`) and records it in the state. A module is imported by its address alone.
  * Then `tgw plan` shows how the object differs from the configuration.

@@ -228,7 +228,7 @@ function notInState(
 }
 
 /**
- * What happens next to the forgotten resources (DECISIONS.md section 3): nothing live was deleted;
+ * What happens next to the forgotten resources (docs/design.md section 3): nothing live was deleted;
  * a resource with metadata keeps its ownership marker and is found again from it; a module is
  * identified by its path; a kind without metadata has no marker.
  */

@@ -1,5 +1,5 @@
 /**
- * SSH credential ACL rules of the form `bind:<host>:<port>` (SPEC.md > SSH credential) must name a
+ * SSH credential ACL rules of the form `bind:<host>:<port>` (docs/api.md > SSH credential) must name a
  * TCP port, 1 to 65535. The forms themselves are checked by the schema's ACL pattern.
  */
 import { pointerChild, reportAt } from "../entry.js";

@@ -1,5 +1,5 @@
 /**
- * Response headers to add: the API lower-cases names (SPEC.md > Response headers), so two names that
+ * Response headers to add: the API lower-cases names (docs/api.md > Response headers), so two names that
  * differ only in case are the same header and would never stop showing as drift; and a value cannot
  * hold a line break (it would split the HTTP header). Found by the `lowercase-keys` normalisation
  * annotation, not by field name. (Names themselves are checked by the schema's header-name pattern.)

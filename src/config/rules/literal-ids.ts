@@ -1,6 +1,6 @@
 /**
  * A literal id in a field that takes ids (`x-tgw.ref`) must carry the prefix of a kind the field can
- * hold (SPEC.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
+ * hold (docs/api.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
  * API call, with the expected kind named.
  */
 import { getKind } from "../../model/index.js";

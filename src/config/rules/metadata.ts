@@ -1,5 +1,5 @@
 /**
- * User metadata may not use the top-level key `tgw`: it holds the ownership marker (DECISIONS.md
+ * User metadata may not use the top-level key `tgw`: it holds the ownership marker (docs/design.md
  * section 3.1). Checked for a mapping and for a string that holds a JSON object. (The size limit on
  * metadata as sent, marker included, is checked by the schema stage.)
  */

@@ -1,5 +1,5 @@
 /**
- * The private key of a TLS certificate must belong to the leaf certificate of its chain (DECISIONS.md
+ * The private key of a TLS certificate must belong to the leaf certificate of its chain (docs/design.md
  * section 5: the API answers 400 otherwise). Runs only when both values parsed; fields are found by
  * their formats, not their names.
  */

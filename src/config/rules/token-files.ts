@@ -1,6 +1,6 @@
 /**
  * Two API keys must not write their tokens to the same file: the second would overwrite the first
- * (DECISIONS.md section 3.4).
+ * (docs/design.md section 3.4).
  */
 import type { Entry } from "../entry.js";
 import type { Rule } from "./rule.js";

@@ -1,6 +1,6 @@
 /**
  * An SSH host certificate's validity window must not be empty: `valid_until` later than
- * `valid_after` when both are set (SPEC.md > SSH host certificate).
+ * `valid_after` when both are set (docs/api.md > SSH host certificate).
  */
 import { pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";

@@ -1,5 +1,5 @@
 /**
- * Authentication (DECISIONS.md section 5 > Auth). Every request but those to unknown paths carries
+ * Authentication (docs/design.md section 5 > Auth). Every request but those to unknown paths carries
  * `Authorization: Bearer <token>`; the token's SHA-256 is looked up among the API keys' hashes and
  * compared in constant time. Tokens are never stored in clear.
  *

@@ -1,5 +1,5 @@
 /**
- * Every error answer has the body of DECISIONS.md section 5 (see ../errors.ts). ApiProblems are
+ * Every error answer has the body of docs/design.md section 5 (see ../errors.ts). ApiProblems are
  * answered as they are; Fastify's own errors (content type, body size, JSON) are mapped to the
  * catalogue; anything else is a bug: 500, logged with its stack, never shown to the client.
  * Unknown paths answer 404 the same way.

@@ -1,5 +1,5 @@
 /**
- * Fault injection (`--faults`, DECISIONS.md section 5) for reliability tests. A share of requests is
+ * Fault injection (`--faults`, docs/design.md section 5) for reliability tests. A share of requests is
  * answered 500, 503 or 429 (with `Retry-After`), or dropped (the socket is destroyed without an
  * answer). The decision is taken when the request arrives, BEFORE authentication and before anything
  * is processed: an injected 429, 500 or 503 changed nothing, and neither did a drop. Clients rely on

@@ -1,5 +1,5 @@
 /**
- * Request bodies are JSON only (SPEC.md > Conventions), in UTF-8 (RFC 8259 section 8.1):
+ * Request bodies are JSON only (docs/api.md > Conventions), in UTF-8 (RFC 8259 section 8.1):
  * - any other Content-Type on a call with a body, or a `charset` other than UTF-8, is a 415;
  * - bytes that are not valid UTF-8 are a 400 (never silently replaced by U+FFFD);
  * - JSON nested deeper than MAX_JSON_DEPTH arrays and objects is a 400, found by a scan before the

@@ -1,5 +1,5 @@
 /**
- * Rate limit per API key (`--rate-limit N/WINDOW`, off by default; DECISIONS.md section 5): at most N
+ * Rate limit per API key (`--rate-limit N/WINDOW`, off by default; docs/design.md section 5): at most N
  * requests of one key in any sliding window. Over it: 429 with `Retry-After` (whole seconds until a
  * slot frees), checked before the body is read, so a 429 was not processed. Debug routes are exempt.
  */

@@ -1,6 +1,6 @@
 /**
- * `Service-Version: 2` on every API call (SPEC.md > Versioning): missing -> 400, any other value ->
- * 400 (DECISIONS.md section 5 > Version). Debug routes do not need it.
+ * `Service-Version: 2` on every API call (docs/api.md > Versioning): missing -> 400, any other value ->
+ * 400 (docs/design.md section 5 > Version). Debug routes do not need it.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";

@@ -6,7 +6,7 @@ import { fillPath, getKind, type KindDescriptor, kindOfId } from "../../model/in
 import type { Account } from "../account.js";
 import type { ResourceStore, StoredObject } from "../store/resource-store.js";
 
-/** The authenticated caller (DECISIONS.md section 5 > Auth). */
+/** The authenticated caller (docs/design.md section 5 > Auth). */
 export interface Principal {
   /** The API key used (`ak_...`), or `bootstrap` for the bootstrap token given at start. */
   keyId: string;
@@ -52,7 +52,7 @@ export function uriOfId(ctx: RequestContext, id: string): string {
     : `${ctx.baseUrl}${kind.path}/${id}`;
 }
 
-/** A Ref object (SPEC.md > Conventions: `{id, uri}`). */
+/** A Ref object (docs/api.md > Conventions: `{id, uri}`). */
 export function refTo(ctx: RequestContext, id: string): { id: string; uri: string } {
   return { id, uri: uriOfId(ctx, id) };
 }

@@ -1,5 +1,5 @@
 /**
- * Endpoints (SPEC.md > Endpoint; DECISIONS.md section 5): read-only, derived at read time from the
+ * Endpoints (docs/api.md > Endpoint; docs/design.md section 5): read-only, derived at read time from the
  * objects that exist:
  * - each tunnel with a `public_url` is one `ephemeral` endpoint (its proto, its metadata, `tunnel` Ref);
  * - each hostport of an HTTPS, TLS or TCP edge is one `edge` endpoint (proto https, tls or tcp, the

@@ -1,5 +1,5 @@
 /**
- * Events (DECISIONS.md section 5 > Events): every create, update and delete of every kind (modules
+ * Events (docs/design.md section 5 > Events): every create, update and delete of every kind (modules
  * and referenced objects included) emits `<kind>_created|updated|deleted.v0`. The event goes to the
  * destinations of every subscription with a source of that type. Cloud targets cannot be reached from
  * a test machine, so a delivery is recorded in the store (`GET /debug/event_deliveries` reads them).

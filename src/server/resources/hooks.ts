@@ -19,7 +19,7 @@ export interface CreateResult {
   body: Body;
   /** Extra writes done in the same transaction as the insert (e.g. the token hash of an API key). */
   write?: (obj: StoredObject) => void;
-  /** Fields shown in the create response only (the API key `token`; SPEC.md > API key). */
+  /** Fields shown in the create response only (the API key `token`; docs/api.md > API key). */
   response?: Record<string, unknown>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The operations on traffic modules (SPEC.md > Module operations), without HTTP. A module is a
+ * The operations on traffic modules (docs/api.md > Module operations), without HTTP. A module is a
  * singleton under its edge or route, so its identity is its path: it is stored with the id
  * `<kind>:<parent id>` and the parent as `parent_id`. PUT replaces it whole, GET of a module never set
  * is 404, DELETE removes it; the edge (and route) must exist (404).

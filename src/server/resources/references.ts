@@ -1,6 +1,6 @@
 /**
  * Integrity of references between objects, driven by the model's `x-tgw.ref` annotations
- * (DECISIONS.md section 5):
+ * (docs/design.md section 5):
  * - a field that names an object that does not exist, or not of a kind the field holds (wrong
  *   prefix), is refused with 404 naming the field;
  * - an object that another one refers to cannot be deleted (409 naming the referrers), e.g. an event

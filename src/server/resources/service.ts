@@ -192,7 +192,7 @@ function descendants(obj: StoredObject, ctx: RequestContext): StoredObject[] {
 }
 
 /**
- * DECISIONS.md section 5 > Auth: `owner_id` defaults to the caller's User or Bot; only an admin may
+ * docs/design.md section 5 > Auth: `owner_id` defaults to the caller's User or Bot; only an admin may
  * name someone else (403). Whether the owner exists is a reference check (404).
  */
 function applyOwner(kind: KindDescriptor, input: Body, ctx: RequestContext): void {

@@ -1,7 +1,7 @@
 /**
- * The generic route builder of a collection kind (every SPEC.md resource and every referenced-only
+ * The generic route builder of a collection kind (every docs/api.md resource and every referenced-only
  * object), derived from its descriptor in src/model: path, listKey, idPrefix, operations and the
- * request `$defs`. Statuses are SPEC.md's: create 201, get/update 200, delete 204, list 200 with the
+ * request `$defs`. Statuses are docs/api.md's: create 201, get/update 200, delete 204, list 200 with the
  * envelope `{<listKey>, uri, next_page_uri}`. Nested collections (routes) take their parent's id from
  * the path and answer 404 when it does not exist. Behaviour special to a kind lives in its hooks
  * (../resources/kinds).

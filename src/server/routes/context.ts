@@ -33,7 +33,7 @@ export function pathOf(request: FastifyRequest): string {
   return request.url.split("?")[0] ?? "";
 }
 
-/** Page parameters of a list (DECISIONS.md section 5 > Pagination). */
+/** Page parameters of a list (docs/design.md section 5 > Pagination). */
 export interface PageQuery {
   limit: number;
   beforeId?: string;

@@ -1,5 +1,5 @@
 /**
- * The generic route builder of a traffic module (SPEC.md > Module operations), from its descriptor:
+ * The generic route builder of a traffic module (docs/api.md > Module operations), from its descriptor:
  * PUT replaces the module (200 with it), GET reads it (200; 404 when never set), DELETE removes it
  * (204). The edge (and route) of the path must exist (404).
  */

@@ -1,5 +1,5 @@
 /**
- * Opens the reference server's SQLite database (DECISIONS.md section 5 > Storage): in memory by
+ * Opens the reference server's SQLite database (docs/design.md section 5 > Storage): in memory by
  * default, a file with `--data PATH` that survives restarts. better-sqlite3 is synchronous, so every
  * write of one request runs without interleaving; multi-row writes use a transaction.
  *
@@ -15,7 +15,7 @@
  * - `tombstones` (id, account_id, kind, parent_id, seq): deleted ids with their old `seq`, so a `before_id` that
  *   was deleted between two pages still positions the next page.
  * - `api_key_hashes` (key_id, token_sha256): SHA-256 of each API key's token; never the token.
- * - `event_deliveries`: every event delivered to a destination (DECISIONS.md section 5 > Events), with
+ * - `event_deliveries`: every event delivered to a destination (docs/design.md section 5 > Events), with
  *   its account.
  *
  * A file written before accounts existed is migrated on open: its objects go to the default account.

@@ -75,6 +75,8 @@ export interface HttpsEdgeRouteSamlConfig extends cdktf.TerraformMetaArguments {
   */
   readonly authorizedGroups?: string[];
   /**
+  * SAML NameID format; the reference server accepts the SAML 2.0 persistent and transient and the SAML 1.1 emailAddress and unspecified URNs (docs/design.md section 5).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/https_edge_route_saml#nameid_format HttpsEdgeRouteSaml#nameid_format}
   */
   readonly nameidFormat?: string;

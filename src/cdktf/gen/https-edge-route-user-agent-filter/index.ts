@@ -33,6 +33,8 @@ export interface HttpsEdgeRouteUserAgentFilterConfig extends cdktf.TerraformMeta
   */
   readonly allow?: string[];
   /**
+  * Regular expressions; a request not allowed and matching one is denied; anything else is allowed (docs/design.md section 5).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/https_edge_route_user_agent_filter#deny HttpsEdgeRouteUserAgentFilter#deny}
   */
   readonly deny?: string[];

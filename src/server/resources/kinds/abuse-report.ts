@@ -1,7 +1,7 @@
 /**
- * Abuse reports (SPEC.md > Abuse report): only accounts with the abuse-report flag may use them
+ * Abuse reports (docs/api.md > Abuse report): only accounts with the abuse-report flag may use them
  * (403 otherwise; the flag is set in the fixtures file). Reports are processed at once, by a
- * deterministic rule (SPEC.md leaves processing "not shown"; docs/server.md documents it):
+ * deterministic rule (docs/api.md leaves processing "not shown"; docs/server.md documents it):
  *
  * - `hostnames` are the distinct host names of the reported URLs (lower-cased, in order);
  * - a host name equal to or under a reserved domain of this account is `BANNED`; any other is

@@ -1,5 +1,5 @@
 /**
- * API keys (SPEC.md > API key; DECISIONS.md section 5 > Auth): the token is made here, returned in
+ * API keys (docs/api.md > API key; docs/design.md section 5 > Auth): the token is made here, returned in
  * the create response only (null in every other response) and stored only as its SHA-256.
  */
 import { newToken, tokenHash } from "../../ids.js";

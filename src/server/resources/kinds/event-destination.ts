@@ -1,8 +1,8 @@
 /**
- * Event destinations (SPEC.md > Event destination): a target holds exactly one member (the schema
+ * Event destinations (docs/api.md > Event destination): a target holds exactly one member (the schema
  * checks it); responses show the other members as null, and in a cloud `auth` the unused member as
  * null too. PATCH replaces `target` whole. Deleting one that a subscription uses is a 409 (the
- * generic reference check, DECISIONS.md section 5).
+ * generic reference check, docs/design.md section 5).
  */
 import type { KindHooks } from "../hooks.js";
 

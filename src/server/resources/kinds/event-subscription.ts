@@ -1,5 +1,5 @@
 /**
- * Event subscriptions (SPEC.md > Event subscription): each source comes back with its uri,
+ * Event subscriptions (docs/api.md > Event subscription): each source comes back with its uri,
  * `<subscription uri>/sources/<type>`; `destinations` are Refs (from `destination_ids`, by the model's
  * `live` annotation).
  */

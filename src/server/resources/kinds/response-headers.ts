@@ -1,6 +1,6 @@
 /**
- * Response headers module (SPEC.md > Traffic modules > Response headers): header names are checked
- * by the schema and come back lower-cased (DECISIONS.md section 5). Two names of `add` that differ
+ * Response headers module (docs/api.md > Traffic modules > Response headers): header names are checked
+ * by the schema and come back lower-cased (docs/design.md section 5). Two names of `add` that differ
  * only in case would collapse into one: refused with 400.
  */
 import { problems } from "../../errors.js";

@@ -1,10 +1,10 @@
 /**
- * SAML module (SPEC.md > Traffic modules > SAML). The read-only fields: `entity_id` equals
+ * SAML module (docs/api.md > Traffic modules > SAML). The read-only fields: `entity_id` equals
  * `metadata_url`; the metadata, assertion consumer service and single logout URLs are under this
  * server's `/saml/<route id>/`; `idp_metadata_url` is "" (the IdP metadata is given inline);
  * `request_signing_certificate_pem` is a real self-signed certificate (RSA 2048, SHA-256) made when
  * the module is first set and kept across PUTs; its private key stays server-side. The schema
- * checks `nameid_format` (DECISIONS.md section 5).
+ * checks `nameid_format` (docs/design.md section 5).
  */
 import { webcrypto } from "node:crypto";
 import { KeyUsageFlags, KeyUsagesExtension, X509CertificateGenerator } from "@peculiar/x509";

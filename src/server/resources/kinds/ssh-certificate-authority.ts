@@ -1,5 +1,5 @@
 /**
- * SSH certificate authorities (referenced-only, DECISIONS.md section 5): each holds a real ed25519
+ * SSH certificate authorities (referenced-only, docs/design.md section 5): each holds a real ed25519
  * key pair generated here. The private key is stored server-side to sign host certificates and never
  * returned; responses show the public key (authorized_keys line) and its type.
  */

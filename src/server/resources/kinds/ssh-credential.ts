@@ -1,5 +1,5 @@
 /**
- * SSH credentials (SPEC.md > SSH credential). The schema checks the forms of ACL rules; a port must
+ * SSH credentials (docs/api.md > SSH credential). The schema checks the forms of ACL rules; a port must
  * also be in 1..65535. The public key is stored trimmed (the schema normalises it so).
  */
 import { problems } from "../../errors.js";

@@ -1,7 +1,7 @@
 /**
- * SSH host certificates (SPEC.md > SSH host certificate): a real OpenSSH host certificate signed by
+ * SSH host certificates (docs/api.md > SSH host certificate): a real OpenSSH host certificate signed by
  * the SSH certificate authority's private key (kept server-side), verifiable with `ssh-keygen -L`.
- * `valid_after` defaults to now, `valid_until` to one year after creation (SPEC.md); both are stored
+ * `valid_after` defaults to now, `valid_until` to one year after creation (docs/api.md); both are stored
  * as the whole seconds the certificate holds. The certificate's key id is the certificate's id.
  */
 import { CryptoInputError } from "../../../crypto/errors.js";

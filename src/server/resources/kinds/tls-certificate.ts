@@ -1,5 +1,5 @@
 /**
- * TLS certificates (SPEC.md > TLS certificate; DECISIONS.md section 5): every response field is
+ * TLS certificates (docs/api.md > TLS certificate; docs/design.md section 5): every response field is
  * parsed from the PEM chain's leaf (src/crypto); the private key must parse and match the leaf's
  * public key, else 400. The private key is checked and dropped: it is never stored nor returned.
  * `issued_at` is null (uploaded, not issued automatically).

@@ -1,7 +1,7 @@
 /**
- * Tunnel group backends (SPEC.md > Tunnel group backend). `tunnels` is derived at read time: the
+ * Tunnel group backends (docs/api.md > Tunnel group backend). `tunnels` is derived at read time: the
  * tunnels whose labels include every label of the backend (a backend without labels matches none).
- * The create response shows `[]`, as SPEC.md says of a new backend: tunnels attach afterwards.
+ * The create response shows `[]`, as docs/api.md says of a new backend: tunnels attach afterwards.
  */
 import { type RequestContext, refTo } from "../context.js";
 import type { KindHooks } from "../hooks.js";

@@ -1,5 +1,5 @@
 /**
- * Users and bots (referenced-only, DECISIONS.md section 5): anyone may read them; only an admin may
+ * Users and bots (referenced-only, docs/design.md section 5): anyone may read them; only an admin may
  * create or delete them. A user is an admin only when the fixtures file says so (`admin: true`, kept
  * server-side). The user that owns the bootstrap admin key cannot be deleted (409).
  */

@@ -1,4 +1,4 @@
-/** Abuse reports: SPEC.md > Endpoints > Abuse reports (create and get; accounts with the flag only). */
+/** Abuse reports: docs/api.md > Endpoints > Abuse reports (create and get; accounts with the flag only). */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

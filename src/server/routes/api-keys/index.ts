@@ -1,4 +1,4 @@
-/** API keys: SPEC.md > Endpoints > API keys (token in the create response only). */
+/** API keys: docs/api.md > Endpoints > API keys (token in the create response only). */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

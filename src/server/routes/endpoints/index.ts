@@ -1,5 +1,5 @@
 /**
- * Endpoints (SPEC.md > Endpoints (read-only)): list and get of the endpoints derived from the tunnels
+ * Endpoints (docs/api.md > Endpoints (read-only)): list and get of the endpoints derived from the tunnels
  * and edges that exist (../../resources/endpoints.ts), paginated like every list.
  */
 import type { FastifyInstance } from "fastify";

@@ -1,4 +1,4 @@
-/** Event destinations: SPEC.md > Endpoints > Event destinations (409 on delete while in use). */
+/** Event destinations: docs/api.md > Endpoints > Event destinations (409 on delete while in use). */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

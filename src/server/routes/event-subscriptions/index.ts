@@ -1,4 +1,4 @@
-/** Event subscriptions: SPEC.md > Endpoints > Event subscriptions. */
+/** Event subscriptions: docs/api.md > Endpoints > Event subscriptions. */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

@@ -1,4 +1,4 @@
-/** IP restrictions: SPEC.md > Endpoints > IP restrictions, with get, list and update as DECISIONS.md section 5 adds them. */
+/** IP restrictions: docs/api.md > Endpoints > IP restrictions, with get, list and update as docs/design.md section 5 adds them. */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

@@ -1,5 +1,5 @@
 /**
- * The nine traffic modules (SPEC.md > Module operations): SAML, OIDC, user agent filter, response
+ * The nine traffic modules (docs/api.md > Module operations): SAML, OIDC, user agent filter, response
  * headers and compression on HTTPS edge routes; mutual TLS on HTTPS and TLS edges; backend on TLS and
  * TCP edges. One generic builder; their special rules are hooks (../../resources/kinds).
  */

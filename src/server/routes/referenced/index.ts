@@ -1,5 +1,5 @@
 /**
- * Referenced-only objects (DECISIONS.md section 5): edges and their routes, tunnels, reserved
+ * Referenced-only objects (docs/design.md section 5): edges and their routes, tunnels, reserved
  * domains and addresses, certificate authorities, SSH certificate authorities, IP policies, users and
  * bots, with the minimal create / get / list / delete their schemas in `schemas/referenced` declare.
  */

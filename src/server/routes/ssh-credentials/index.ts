@@ -1,4 +1,4 @@
-/** SSH credentials: SPEC.md > Endpoints > SSH credentials. */
+/** SSH credentials: docs/api.md > Endpoints > SSH credentials. */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

@@ -1,4 +1,4 @@
-/** SSH host certificates: SPEC.md > Endpoints > SSH host certificates (signed for real). */
+/** SSH host certificates: docs/api.md > Endpoints > SSH host certificates (signed for real). */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

@@ -1,4 +1,4 @@
-/** TLS certificates: SPEC.md > Endpoints > TLS certificates (parsed for real). */
+/** TLS certificates: docs/api.md > Endpoints > TLS certificates (parsed for real). */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";

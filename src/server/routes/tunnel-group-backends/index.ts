@@ -1,4 +1,4 @@
-/** Tunnel group backends: SPEC.md > Endpoints > Tunnel group backends. */
+/** Tunnel group backends: docs/api.md > Endpoints > Tunnel group backends. */
 import type { FastifyInstance } from "fastify";
 import { getKind } from "../../../model/index.js";
 import { registerCollection } from "../collection.js";
