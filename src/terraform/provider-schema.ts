@@ -133,8 +133,8 @@ const requiredOf = (s: JsonSchema | undefined): Set<string> => new Set((s?.requi
 const xtgw = (s: JsonSchema): Record<string, unknown> => (s["x-tgw"] as Record<string, unknown>) ?? {};
 const types = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : [s.type]) as string[];
 const has = (s: JsonSchema, t: string) => types(s).includes(t);
-const describe = (s: JsonSchema, extra?: string): { description?: string; description_kind?: "plain" } => {
-  const text = forUsers([s.description as string | undefined, extra].filter(Boolean).join(" "));
+const describe = (s: JsonSchema): { description?: string; description_kind?: "plain" } => {
+  const text = typeof s.description === "string" ? forUsers(s.description) : "";
   return text ? { description: text, description_kind: "plain" } : {};
 };
 
