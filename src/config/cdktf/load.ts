@@ -65,10 +65,51 @@ export function loadSynthesizedStack(
   opts: LoadOptions = {},
 ): LoadedConfig {
   const cwd = opts.cwd ?? process.cwd();
-  const env = opts.env ?? process.env;
   const problems = new ProblemList();
   const display = (abs: string) => displayPath(cwd, abs);
-  const file = display(stack.file);
+  const doc = readDocument(paths, stack, display(stack.file), problems);
+  const { name, ownership } = stackSettings(doc, stack, problems);
+  for (const { key, value } of doc.entries) {
+    const what = REFUSED_BLOCKS[key];
+    if (what) refuseBlock(key, what, value, problems);
+  }
+  readRequiredProviders(get(get(doc, "terraform"), "required_providers"), problems);
+
+  const valueCtx: ValueContext = {
+    variables: readVariables(get(doc, "variable")),
+    env: opts.env ?? process.env,
+    stackDir: stack.stackDir,
+    display,
+    refAddress,
+    filesRead: new Set(),
+    fileCache: new Map<string, FileRead>(),
+    problems,
+  };
+  const byAddress = uniqueByAddress(readResources(get(doc, "resource"), stack, valueCtx), problems);
+  const entries = [...byAddress.values()];
+  checkSchema(entries, { stack: name, ownership, problems });
+  for (const rule of RULES) rule.check({ entries, byAddress, stack: name, ownership, problems, display });
+  if (problems.size > 0) {
+    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
+  }
+
+  const resources = entries
+    .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
+    .sort((a, b) => (a.address < b.address ? -1 : 1));
+  const files = [...new Set([stack.file, ...valueCtx.filesRead])].sort();
+  return {
+    desired: { stack: name, ownership, resources, files, configDir: stack.projectDir },
+    configFiles: [stack.file],
+  };
+}
+
+/** The top-level object of the stack file (empty after a problem). */
+function readDocument(
+  paths: readonly string[],
+  stack: SynthesizedStack,
+  file: string,
+  problems: ProblemList,
+): MapNode {
   const whole: Position = { file, line: 0, col: 0 };
   if (paths.length > 1) {
     problems.add(whole, "", "a synthesized stack is read on its own: give -f once, naming its directory");
@@ -81,42 +122,30 @@ export function loadSynthesizedStack(
   }
   const root = parseYaml(file, text, problems)[0];
   if (root && root.type !== "map") problems.add(root.pos, "", "a synthesized stack must be a JSON object");
-  const doc = root?.type === "map" ? root : { type: "map" as const, entries: [], pos: whole };
+  return root?.type === "map" ? root : { type: "map", entries: [], pos: whole };
+}
 
-  const stackName = metadataString(doc, ["stackName"]);
-  const variables = readVariables(get(doc, "variable"));
+/** The stack name (the provider's `stack`, else the CDKTF stack's) and the ownership mode. */
+function stackSettings(
+  doc: MapNode,
+  stack: SynthesizedStack,
+  problems: ProblemList,
+): { name: string; ownership: OwnershipMode } {
   const provider = readProvider(doc, problems);
-  for (const { key, value } of doc.entries) {
-    const what = REFUSED_BLOCKS[key];
-    if (what) refuseBlock(key, what, value, problems);
-  }
-  readRequiredProviders(get(get(doc, "terraform"), "required_providers"), problems);
-
-  const stackValue = provider.stack ?? { value: stackName ?? defaultName(stack), pos: whole };
-  if (!new RegExp(STACK_PATTERN).test(stackValue.value)) {
+  const synthesized = metadataString(doc, ["stackName"]) ?? defaultName(stack);
+  const { value, pos } = provider.stack ?? { value: synthesized, pos: doc.pos };
+  if (!new RegExp(STACK_PATTERN).test(value)) {
     problems.add(
-      stackValue.pos,
+      pos,
       "stack",
-      `the stack name ${JSON.stringify(stackValue.value)} is not valid: use 1 to 64 letters, digits, _, . or -, or set the provider's stack`,
+      `the stack name ${JSON.stringify(value)} is not valid: use 1 to 64 letters, digits, _, . or -, or set the provider's stack`,
     );
   }
-  const stackNameFinal = stackValue.value;
-  const ownership = provider.ownership ?? "marker";
+  return { name: value, ownership: provider.ownership ?? "marker" };
+}
 
-  const filesRead = new Set<string>();
-  const fileCache = new Map<string, FileRead>();
-  const valueCtx: ValueContext = {
-    variables,
-    env,
-    stackDir: stack.stackDir,
-    display,
-    refAddress,
-    filesRead,
-    fileCache,
-    problems,
-  };
-  const entries = readResources(get(doc, "resource"), stack, valueCtx);
-
+/** The entries by address; a second resource configuring one address is a problem. */
+function uniqueByAddress(entries: Entry[], problems: ProblemList): Map<string, Entry> {
   const byAddress = new Map<string, Entry>();
   for (const entry of entries) {
     const first = byAddress.get(entry.address);
@@ -128,23 +157,7 @@ export function loadSynthesizedStack(
       );
     } else byAddress.set(entry.address, entry);
   }
-  const unique = [...byAddress.values()];
-  checkSchema(unique, { stack: stackNameFinal, ownership, problems });
-  for (const rule of RULES) {
-    rule.check({ entries: unique, byAddress, stack: stackNameFinal, ownership, problems, display });
-  }
-  if (problems.size > 0) {
-    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
-  }
-
-  const resources = unique
-    .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
-    .sort((a, b) => (a.address < b.address ? -1 : 1));
-  const files = [...new Set([stack.file, ...filesRead])].sort();
-  return {
-    desired: { stack: stackNameFinal, ownership, resources, files, configDir: stack.projectDir },
-    configFiles: [stack.file],
-  };
+  return byAddress;
 }
 
 /**
