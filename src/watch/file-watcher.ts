@@ -7,6 +7,8 @@
  * - every file the last successful load read (`setFiles`: the configuration files and those pulled in
  *   by `${file:...}`, wherever they are), re-computed after each load, so a `${file:...}` added by an
  *   edit is watched from then on and one no longer used stops triggering runs.
+ * - a synthesized CDKTF stack (`-f cdktf.out/stacks/<stack>`): also from its project directory, since
+ *   `cdktf synth` deletes and re-creates `cdktf.out/`, which ends a watch on the stack directory.
  * Never watched: dot folders and dotfiles under a directory (`.tgw/` holds the state file, whose writes
  * must not trigger a run; `.git/`; editor swap files) and `node_modules/`, unless named by `setFiles`.
  * Except `..data` in a watched directory: a Kubernetes ConfigMap volume links each file through it
@@ -17,6 +19,7 @@
  */
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
+import { synthesizedStackAt } from "../config/cdktf/locate.js";
 import { isConfigFileName } from "../config/files.js";
 
 /** The link a Kubernetes ConfigMap volume swaps on every update. */
@@ -56,6 +59,10 @@ export class FileWatcher {
   readonly #watcher: FSWatcher;
   /** The `..data` links of the roots, watched as links (the main watcher follows links, and misses a swap). */
   readonly #links: FSWatcher;
+  /** Watches the `cdk.tf.json` of synthesized stacks from their project directories. */
+  readonly #stackWatcher: FSWatcher | undefined;
+  /** The `cdk.tf.json` of each root that names a synthesized stack. */
+  readonly #stackFiles = new Set<string>();
   /** Files named by the last `setFiles` (absolute). */
   #files = new Set<string>();
   #changed = new Set<string>();
@@ -82,7 +89,25 @@ export class FileWatcher {
       [...this.#roots].map((r) => join(r, CONFIGMAP_LINK)),
       { ignoreInitial: true, depth: 0, followSymlinks: false, usePolling: opts.poll ?? false, interval: 250 },
     );
-    for (const w of [this.#watcher, this.#links]) {
+    const projects = new Set<string>();
+    for (const root of this.#roots) {
+      const stack = synthesizedStackAt(root);
+      if (!stack || stack.projectDir === stack.stackDir) continue;
+      this.#stackFiles.add(stack.file);
+      projects.add(stack.projectDir);
+    }
+    if (projects.size > 0) {
+      // Only the directories leading to a stack file, and the file itself.
+      const leadsToStack = (path: string) =>
+        [...this.#stackFiles].some((f) => f === path || f.startsWith(path + sep));
+      this.#stackWatcher = watch([...projects], {
+        ignoreInitial: true,
+        usePolling: opts.poll ?? false,
+        interval: 250,
+        ignored: (path) => !leadsToStack(resolve(path)),
+      });
+    }
+    for (const w of this.#watchers()) {
       for (const event of ["add", "change", "unlink"] as const) {
         w.on(event, (path: string) => this.#onEvent(resolve(path)));
       }
@@ -93,9 +118,14 @@ export class FileWatcher {
   }
 
   /** Resolves once the initial scan is done (changes before it may be missed). */
-  ready(): Promise<void> {
+  async ready(): Promise<void> {
     const ready = (w: FSWatcher) => new Promise<void>((done) => w.once("ready", () => done()));
-    return Promise.all([ready(this.#watcher), ready(this.#links)]).then(() => {});
+    await Promise.all(this.#watchers().map(ready));
+  }
+
+  /** The chokidar watchers: the roots, their `..data` links, and the synthesized stacks' projects. */
+  #watchers(): FSWatcher[] {
+    return [this.#watcher, this.#links, ...(this.#stackWatcher ? [this.#stackWatcher] : [])];
   }
 
   /** The files watched besides the roots (absolute paths), sorted. */
@@ -121,7 +151,7 @@ export class FileWatcher {
   async close(): Promise<void> {
     this.#closed = true;
     this.#clearTimers();
-    await Promise.all([this.#watcher.close(), this.#links.close()]);
+    await Promise.all(this.#watchers().map((w) => w.close()));
   }
 
   #onEvent(path: string): void {
@@ -149,7 +179,7 @@ export class FileWatcher {
 
   /** A change matters if the configuration read the file, or it is a config file in a watched directory. */
   #relevant(path: string): boolean {
-    if (this.#files.has(path) || this.#roots.has(path)) return true;
+    if (this.#files.has(path) || this.#roots.has(path) || this.#stackFiles.has(path)) return true;
     if (!this.#roots.has(dirname(path))) return false;
     return this.#isConfigFile(path) || basename(path) === CONFIGMAP_LINK;
   }

@@ -17,11 +17,13 @@ import {
   TerraformStack,
   TerraformVariable,
 } from "cdktf";
+import { Construct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ApiKey,
   DataTunnelgwIpPolicy,
   IpRestriction,
+  TcpEdgeBackend,
   TlsEdgeBackend,
   TunnelGroupBackend,
   TunnelgwProvider,
@@ -48,6 +50,10 @@ beforeAll(async () => {
   });
   new TlsEdgeBackend(good, "tls_backend", { edgeId: "edgtls_example01", backendId: web.id });
   new ApiKey(good, "ci", { metadata: JSON.stringify({ team: "platform" }), tokenFile: "secrets/ci.token" });
+  // Nested in a construct of the app: a logical id with a hash, referred to by another resource.
+  const group = new Construct(good, "group");
+  const nested = new TunnelGroupBackend(group, "db");
+  new TcpEdgeBackend(group, "tcp", { edgeId: "edgtcp_example01", backendId: nested.id });
 
   const bad = new TerraformStack(app, "bad");
   new TunnelgwProvider(bad, "tunnelgw");
@@ -110,6 +116,12 @@ describe("a synthesized stack", () => {
       options: { token_file: join(project, "secrets", "ci.token") },
     });
     expect(desired.files).toContain(join(project, "files", "description.txt"));
+    const nested = desired.resources.find((r) => r.label === "good/group/db");
+    expect(nested?.address).toMatch(/^tunnel_group_backends\.group_db_[0-9A-F]{8}$/);
+    expect(byAddress.get("edges.tcp.edgtcp_example01.backend")).toMatchObject({
+      fields: { backend_id: { $ref: nested?.address } },
+      label: "good/group/tcp",
+    });
   });
 
   it("needs a value for every variable it uses", async () => {
