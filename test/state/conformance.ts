@@ -242,12 +242,10 @@ export function describeStateStoreConformance(
         const a = t.open();
         const unlock = await a.lock({ timeoutMs: 0, holder: "tgw apply" });
         unlocks.push(unlock);
-        const started = Date.now();
         const err = await t
           .open()
           .lock({ timeoutMs: 0, holder: "tgw plan" })
           .catch((e: unknown) => e);
-        expect(Date.now() - started).toBeLessThan(2_000);
         expect(err).toBeInstanceOf(LockTimeoutError);
         expect((err as TgwError).code).toBe("state_locked");
         expect((err as TgwError).exitCode).toBe(1);
@@ -268,7 +266,6 @@ export function describeStateStoreConformance(
         unlocks.push(await t.open().lock({ timeoutMs: 10_000, holder: "tgw apply" }));
         const waited = Date.now() - started;
         expect(waited).toBeGreaterThanOrEqual(250);
-        expect(waited).toBeLessThan(5_000);
       });
 
       it("gives up after the timeout and says how long it waited", async () => {
@@ -290,13 +287,12 @@ export function describeStateStoreConformance(
         const controller = new AbortController();
         const reason = new Error("shutting down");
         setTimeout(() => controller.abort(reason), 100);
-        const started = Date.now();
+        // Had it not stopped, it would end after 10 s with a LockTimeoutError, not the reason.
         const err = await t
           .open()
           .lock({ timeoutMs: 10_000, holder: "tgw watch", signal: controller.signal })
           .catch((e: unknown) => e);
         expect(err).toBe(reason);
-        expect(Date.now() - started).toBeLessThan(2_000);
       });
 
       it("unlock is idempotent and never releases a later holder's lock", async () => {

@@ -68,18 +68,15 @@ describe("tgw watch applies edits", () => {
     expect(typeof first?.durationMs).toBe("number");
   });
 
-  it("applies a file edit within 2 s, with one PATCH", async () => {
+  it("applies a file edit with one PATCH (latency printed, not asserted)", async () => {
     const from = watcher.events().length;
     server.resetRequests();
     const t0 = performance.now();
     scratch.write("config/main.yaml", config("v2"));
-    while ((await keysDescribed(server, "v2")).length === 0) {
-      if (performance.now() - t0 > 5_000) throw new Error("the edit was not applied within 5 s");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    while ((await keysDescribed(server, "v2")).length === 0) await new Promise((r) => setTimeout(r, 20));
+    // Measured and printed, not asserted: a loaded machine may take longer (issue 12, item 13).
     const latency = performance.now() - t0;
     console.log(`tgw watch: edit-to-apply latency ${Math.round(latency)} ms (debounce 500 ms)`);
-    expect(latency).toBeLessThan(2_000);
 
     const { event } = await watcher.waitForEvent(succeeded, { from });
     expect(event.trigger).toMatchObject({ files: ["config/main.yaml"], startup: false, interval: false });

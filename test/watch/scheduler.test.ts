@@ -106,13 +106,12 @@ describe("scheduler: when reconciles run", () => {
   });
 
   it("stop() aborts the run in flight, waits for it, and runs nothing after", async () => {
-    const h = harness({ runMs: 5_000 });
+    // A run of an hour: had stop() not aborted it, the test would overrun its timeout.
+    const h = harness({ runMs: 3_600_000 });
     h.scheduler.start();
     await sleep(30);
-    const t0 = performance.now();
     h.scheduler.trigger(fileTrigger(["/c/a.yaml"]));
     await h.scheduler.stop();
-    expect(performance.now() - t0).toBeLessThan(1_000);
     expect(h.runs).toHaveLength(1);
     h.scheduler.trigger(fileTrigger(["/c/b.yaml"]));
     await sleep(50);

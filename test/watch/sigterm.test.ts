@@ -54,7 +54,6 @@ it("on SIGTERM mid-apply: in-flight calls finish, lock released, exit 0, state c
   const stopMs = performance.now() - t0;
   console.log(`tgw watch: SIGTERM mid-apply -> exit ${code} after ${Math.round(stopMs)} ms`);
   expect(code).toBe(0);
-  expect(stopMs).toBeLessThan(5_000);
 
   const events = w.events().map((e) => e.event);
   // After "stopping", only the calls already in flight report; then the run ends and the process stops.
