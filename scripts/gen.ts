@@ -4,40 +4,69 @@
  *   every kind, so no field list is typed a second time by hand;
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
  * - the per-kind sections of docs/configuration.md (field tables and examples);
- * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`.
+ * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`;
+ * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`tunnelgw/cdktf`).
  *
  *   npm run gen            write the files
  *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts,
- *                          test/config/config-schema.test.ts and config-docs.test.ts check the same)
+ *                          test/config/config-schema.test.ts, config-docs.test.ts,
+ *                          test/terraform/provider-schema.test.ts and test/cdktf/bindings.test.ts
+ *                          check the same)
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateBindings } from "./gen-cdktf.js";
 import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
 import { providerSchemaText } from "./gen-provider-schema.js";
 import { generateTypes } from "./gen-types.js";
 
 const docs = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
+const bindingsDir = fileURLToPath(new URL("../src/cdktf/gen/", import.meta.url));
+const providerSchema = providerSchemaText();
 const targets: Array<[string, string]> = [
   [fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url)), await generateTypes()],
   [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
   [docs, withKindSections(readFileSync(docs, "utf8"))],
-  [
-    fileURLToPath(new URL("../src/terraform/provider-schema.gen.json", import.meta.url)),
-    providerSchemaText(),
-  ],
+  [fileURLToPath(new URL("../src/terraform/provider-schema.gen.json", import.meta.url)), providerSchema],
 ];
+const bindings = await generateBindings(JSON.parse(providerSchema));
+for (const [rel, text] of bindings) targets.push([join(bindingsDir, rel), text]);
+// Files of an earlier generation that this one no longer has (a kind removed from schemas/).
+const leftovers = listFiles(bindingsDir).filter((rel) => !bindings.has(rel));
+
 let stale = false;
+const check = process.argv.includes("--check");
 for (const [target, text] of targets) {
-  if (process.argv.includes("--check")) {
+  if (check) {
     const current = existsSync(target) ? readFileSync(target, "utf8") : "";
     if (current !== text) {
       process.stderr.write(`${target} is out of date: run \`npm run gen\`\n`);
       stale = true;
     }
   } else {
+    mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
     process.stdout.write(`wrote ${target}\n`);
   }
 }
+for (const rel of leftovers) {
+  const file = join(bindingsDir, rel);
+  if (check) {
+    process.stderr.write(`${file} is no longer generated: run \`npm run gen\`\n`);
+    stale = true;
+  } else {
+    rmSync(file);
+    process.stdout.write(`removed ${file}\n`);
+  }
+}
 if (stale) process.exit(1);
+
+/** Files under `dir`, relative to it. */
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name).slice(dir.length));
+}

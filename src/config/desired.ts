@@ -60,6 +60,8 @@ export interface DesiredResource {
   dependsOn: string[];
   /** Where the resource is defined, for error messages. */
   source: SourcePosition;
+  /** What the user calls it besides its address: the construct path of a CDKTF resource (`complete/ci`). */
+  label?: string;
 }
 
 /** The whole desired state of one stack. */

@@ -4,7 +4,7 @@
  * the schema stage and the rules use to point at the offending text.
  */
 import type { KindDescriptor } from "../model/index.js";
-import type { ResourceOptions } from "./desired.js";
+import type { DesiredResource, ResourceOptions } from "./desired.js";
 import type { ProblemList } from "./errors.js";
 import type { MapNode, Position } from "./source.js";
 
@@ -80,4 +80,17 @@ export function reportAt(
   const loc = locate(entry, pointer);
   const pos = opts.atKey && loc.keyPos ? loc.keyPos : loc.pos;
   problems.add(pos, opts.path ?? loc.path, message);
+}
+
+/** The desired-state resource of a loaded entry. */
+export function toDesired(entry: Entry): DesiredResource {
+  return {
+    address: entry.address,
+    kind: entry.kind.kind,
+    fields: entry.fields,
+    options: entry.options,
+    ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
+    dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
+    source: entry.keyPos,
+  };
 }

@@ -197,7 +197,8 @@ export function interpolateString(
   return { value: parts.join(""), ...(file === undefined ? {} : { file }), ...(env ? { env } : {}) };
 }
 
-function readText(abs: string, ctx: InterpolationContext): FileRead {
+/** The text of a file as `${file:}` reads it (cached in `ctx.fileCache`; at most `MAX_FILE_BYTES`). */
+export function readText(abs: string, ctx: Pick<InterpolationContext, "fileCache">): FileRead {
   const hit = ctx.fileCache.get(abs);
   if (hit) return hit;
   let read: FileRead;

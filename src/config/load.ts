@@ -7,8 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DesiredResource, DesiredState } from "./desired.js";
-import type { Entry } from "./entry.js";
+import { loadSynthesizedStack } from "./cdktf/load.js";
+import { findSynthesizedStack } from "./cdktf/locate.js";
+import type { DesiredState } from "./desired.js";
+import { type Entry, toDesired } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
 import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
@@ -39,6 +41,9 @@ export interface LoadedConfig {
  */
 export async function loadConfig(paths: readonly string[], opts: LoadOptions = {}): Promise<LoadedConfig> {
   const cwd = opts.cwd ?? process.cwd();
+  // A synthesized CDKTF stack is another source of the same desired state (docs/cdktf.md).
+  const synthesized = findSynthesizedStack(paths, cwd);
+  if (synthesized) return loadSynthesizedStack(paths, synthesized, opts);
   const env = opts.env ?? process.env;
   const problems = new ProblemList();
   const display = (abs: string) => displayPath(cwd, abs);
@@ -148,16 +153,4 @@ function unique(raw: RawEntry[], problems: ProblemList): RawEntry[] {
 
 function where(pos: Position): string {
   return `${pos.file}:${pos.line}:${pos.col}`;
-}
-
-function toDesired(entry: Entry): DesiredResource {
-  return {
-    address: entry.address,
-    kind: entry.kind.kind,
-    fields: entry.fields,
-    options: entry.options,
-    ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
-    dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
-    source: entry.keyPos,
-  };
 }

@@ -68,6 +68,8 @@ export interface Change {
   adopted?: boolean;
   /** API key creates: where apply writes the token (as configured, relative to the config directory). */
   tokenFile?: string;
+  /** What the configuration calls the object besides its address: a CDKTF construct path. Display only. */
+  label?: string;
 }
 
 /** How many changes of each kind of effect a plan has (modules' `put` counts as create or update). */

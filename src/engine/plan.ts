@@ -101,7 +101,12 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
   const kind = getKind(m.resource.kind);
   const fields = resolveRefs(m.resource.fields, idOf);
   const after = desiredValues(kind, fields);
-  const base = { address: m.resource.address, kind: kind.kind, dependsOn: unresolvedRefs(fields) };
+  const base = {
+    address: m.resource.address,
+    kind: kind.kind,
+    dependsOn: unresolvedRefs(fields),
+    ...(m.resource.label ? { label: m.resource.label } : {}),
+  };
   if (!m.live) {
     const drift = m.record !== undefined && m.takenBy === undefined;
     return {

@@ -4,6 +4,7 @@
  */
 import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { synthesizedStackAt } from "../config/cdktf/locate.js";
 
 /** The state file, relative to the configuration directory. */
 export const STATE_FILE = join(".tgw", "state.json");
@@ -16,9 +17,13 @@ export function defaultStatePath(configDir: string): string {
 /**
  * The configuration directory named by the first `-f` argument: the argument itself when it is a
  * directory, else the directory of the file (also when it does not exist yet). Without `-f`: `cwd`.
+ * A synthesized CDKTF stack (`cdktf.out/stacks/<stack>`) belongs to its CDKTF project directory,
+ * since `cdktf synth` wipes `cdktf.out/` (docs/cdktf.md).
  */
 export function configDirOf(firstConfig: string | undefined, cwd: string = process.cwd()): string {
   if (firstConfig === undefined) return cwd;
+  const synthesized = synthesizedStackAt(firstConfig, cwd);
+  if (synthesized) return synthesized.projectDir;
   const path = resolve(cwd, firstConfig);
   try {
     if (statSync(path).isDirectory()) return path;

@@ -6,6 +6,7 @@
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
 import type { Command } from "commander";
+import { constructPaths } from "../../config/cdktf/labels.js";
 import { closest } from "../../config/words.js";
 import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
@@ -67,6 +68,8 @@ export const registerState: RegisterCommand = (program) => {
         (r) => filters.length === 0 || filters.some((f) => r.address === f || r.address.startsWith(`${f}.`)),
       )
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    // A CDKTF stack: each address with its construct path (docs/cdktf.md).
+    const labels = await constructPaths(opts.file);
     if (opts.json) {
       const exists = snapshot.serial > 0;
       const out = {
@@ -76,6 +79,7 @@ export const registerState: RegisterCommand = (program) => {
         serial: snapshot.serial,
         resources: records.map((r) => ({
           address: r.address,
+          ...(labels.has(r.address) ? { label: labels.get(r.address) } : {}),
           kind: r.kind,
           id: r.id,
           appliedAt: r.appliedAt,
@@ -94,10 +98,15 @@ export const registerState: RegisterCommand = (program) => {
       return;
     }
     process.stdout.write(
-      table(
-        ["ADDRESS", "KIND", "ID", "APPLIED AT"],
-        records.map((r) => [r.address, r.kind, r.id, r.appliedAt]),
-      ),
+      labels.size > 0
+        ? table(
+            ["ADDRESS", "CONSTRUCT", "KIND", "ID", "APPLIED AT"],
+            records.map((r) => [r.address, labels.get(r.address) ?? "", r.kind, r.id, r.appliedAt]),
+          )
+        : table(
+            ["ADDRESS", "KIND", "ID", "APPLIED AT"],
+            records.map((r) => [r.address, r.kind, r.id, r.appliedAt]),
+          ),
     );
     process.stdout.write(color.dim(`${summary(store.location, snapshot, records.length)}\n`));
   });

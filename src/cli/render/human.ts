@@ -110,7 +110,8 @@ function paint(c: Colors, action: string): (s: string) => string {
 export function renderChange(ch: Change, c: Colors): string[] {
   const kind = getKind(ch.kind);
   const p = paint(c, ch.action === "put" && !ch.before ? "create" : ch.action);
-  const lines = [c.dim(`  # ${ch.address} ${verb(ch)} (${ch.reason})`)];
+  const label = ch.label ? ` [${ch.label}]` : "";
+  const lines = [c.dim(`  # ${ch.address}${label} ${verb(ch)} (${ch.reason})`)];
   const symbol = ch.action === "put" && !ch.before ? SYMBOL.create : SYMBOL[ch.action];
   lines.push(
     `${p(symbol ?? "   ")} ${c.bold(ch.address)} ${c.dim(`(${ch.kind})`)}${ch.id && !kind.module ? ` ${ch.id}` : ""}`,

@@ -28,6 +28,8 @@ export interface JsonChange {
   drift: boolean;
   adopted: boolean;
   token_file?: string;
+  /** CDKTF: the construct path of the resource. */
+  label?: string;
 }
 
 /** The JSON plan document. */
@@ -82,5 +84,6 @@ function changeToJson(c: Change): JsonChange {
     drift: c.drift === true,
     adopted: c.adopted === true,
     ...(c.tokenFile ? { token_file: c.tokenFile } : {}),
+    ...(c.label ? { label: c.label } : {}),
   };
 }

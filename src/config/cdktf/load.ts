@@ -1,0 +1,479 @@
+/**
+ * A synthesized CDKTF stack (`cdk.tf.json`) to the same `DesiredState` that YAML gives, through the
+ * same schema check and named rules (docs/cdktf.md). The JSON is read with the YAML parser (JSON is
+ * YAML), so every problem has a line and column; its path starts with the construct path.
+ *
+ * - Resources: `tunnelgw_<kind>` of a collection has the address `<collection>.<logical id>`
+ *   (`tunnelgw_api_key.ci` -> `api_keys.ci`); a module's address is its API path, as in YAML
+ *   (`tunnelgw_tls_edge_backend` with `edge_id` -> `edges.tls.<edge id>.backend`).
+ * - Meta-arguments: `lifecycle.prevent_destroy` is the `prevent_destroy` option;
+ *   `lifecycle.create_before_destroy` is accepted (the engine orders replaces itself); the API key's
+ *   `token_file` is the option of that name, relative to the CDKTF project directory.
+ * - The stack is the CDKTF stack's name (or the provider's `stack`); `ownership` is the provider's.
+ * - Refused, each with its construct path: data sources, locals, modules, import / moved / removed /
+ *   check blocks, providers other than tunnelgw, provider aliases, `count`, `for_each`,
+ *   `depends_on`, provisioners, the other lifecycle settings, and expressions (./values.ts).
+ * - Ignored: `terraform.backend` (tgw has its own state), outputs, and the provider's `api_url` and
+ *   `api_key` (tgw reads TGW_API_URL and TGW_API_KEY).
+ */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { collections, getKind, type KindDescriptor } from "../../model/index.js";
+import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
+import type { ResourceOptions } from "../desired.js";
+import { type Entry, toDesired } from "../entry.js";
+import { ConfigError, ProblemList } from "../errors.js";
+import { displayPath } from "../files.js";
+import { explainId } from "../ids.js";
+import type { FileRead } from "../interpolate.js";
+import { OWNERSHIP_MODES, type OwnershipMode, STACK_PATTERN } from "../layout.js";
+import type { LoadedConfig, LoadOptions } from "../load.js";
+import { childPath } from "../paths.js";
+import { RULES } from "../rules/index.js";
+import { checkSchema } from "../schema-check.js";
+import { describeNode, type MapEntry, type MapNode, type Node, type Position, parseYaml } from "../source.js";
+import { didYouMean } from "../words.js";
+import type { SynthesizedStack } from "./locate.js";
+import { convertAttributes, type ValueContext, type Variable } from "./values.js";
+
+const REFUSED_BLOCKS: Record<string, string> = {
+  data: "a data source",
+  locals: "a local value (TerraformLocal)",
+  module: "a module call (TerraformHclModule)",
+  import: "an import block (importFrom): adopt the object with `tgw import <address> <id>` instead",
+  moved: "a moved block",
+  removed: "a removed block",
+  check: "a check block",
+};
+const REFUSED_META: Record<string, string> = {
+  count: "count",
+  for_each: "for_each",
+  depends_on: "depends_on (tgw orders changes by the references between resources)",
+  provisioner: "a provisioner",
+  connection: "a connection",
+};
+
+/**
+ * Loads and checks the stack in `stack.file`.
+ * @param paths the `-f` arguments (one, naming the stack)
+ * @throws ConfigError with every problem found
+ */
+export function loadSynthesizedStack(
+  paths: readonly string[],
+  stack: SynthesizedStack,
+  opts: LoadOptions = {},
+): LoadedConfig {
+  const cwd = opts.cwd ?? process.cwd();
+  const env = opts.env ?? process.env;
+  const problems = new ProblemList();
+  const display = (abs: string) => displayPath(cwd, abs);
+  const file = display(stack.file);
+  const whole: Position = { file, line: 0, col: 0 };
+  if (paths.length > 1) {
+    problems.add(whole, "", "a synthesized stack is read on its own: give -f once, naming its directory");
+  }
+  let text = "";
+  try {
+    text = readFileSync(stack.file, "utf8");
+  } catch (err) {
+    problems.add(whole, "", `cannot read: ${(err as Error).message}`);
+  }
+  const root = parseYaml(file, text, problems)[0];
+  if (root && root.type !== "map") problems.add(root.pos, "", "a synthesized stack must be a JSON object");
+  const doc = root?.type === "map" ? root : { type: "map" as const, entries: [], pos: whole };
+
+  const stackName = metadataString(doc, ["stackName"]);
+  const variables = readVariables(get(doc, "variable"));
+  const provider = readProvider(doc, problems);
+  for (const { key, value } of doc.entries) {
+    const what = REFUSED_BLOCKS[key];
+    if (what) refuseBlock(key, what, value, problems);
+  }
+  readRequiredProviders(get(get(doc, "terraform"), "required_providers"), problems);
+
+  const stackValue = provider.stack ?? { value: stackName ?? defaultName(stack), pos: whole };
+  if (!new RegExp(STACK_PATTERN).test(stackValue.value)) {
+    problems.add(
+      stackValue.pos,
+      "stack",
+      `the stack name ${JSON.stringify(stackValue.value)} is not valid: use 1 to 64 letters, digits, _, . or -, or set the provider's stack`,
+    );
+  }
+  const stackNameFinal = stackValue.value;
+  const ownership = provider.ownership ?? "marker";
+
+  const filesRead = new Set<string>();
+  const fileCache = new Map<string, FileRead>();
+  const valueCtx: ValueContext = {
+    variables,
+    env,
+    stackDir: stack.stackDir,
+    display,
+    refAddress,
+    filesRead,
+    fileCache,
+    problems,
+  };
+  const entries = readResources(get(doc, "resource"), stack, valueCtx);
+
+  const byAddress = new Map<string, Entry>();
+  for (const entry of entries) {
+    const first = byAddress.get(entry.address);
+    if (first) {
+      problems.add(
+        entry.keyPos,
+        constructPathOf(entry),
+        `configures ${entry.address} again: ${constructPathOf(first)} (line ${first.keyPos.line}) already does`,
+      );
+    } else byAddress.set(entry.address, entry);
+  }
+  const unique = [...byAddress.values()];
+  checkSchema(unique, { stack: stackNameFinal, ownership, problems });
+  for (const rule of RULES) {
+    rule.check({ entries: unique, byAddress, stack: stackNameFinal, ownership, problems, display });
+  }
+  if (problems.size > 0) {
+    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
+  }
+
+  const resources = unique
+    .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
+    .sort((a, b) => (a.address < b.address ? -1 : 1));
+  const files = [...new Set([stack.file, ...filesRead])].sort();
+  return {
+    desired: { stack: stackNameFinal, ownership, resources, files, configDir: stack.projectDir },
+    configFiles: [stack.file],
+  };
+}
+
+/**
+ * A message of the shared rules in the words of a CDKTF app: `${ref:api_keys.ci}` is
+ * `${tunnelgw_api_key.ci.id}`, and `api_keys.<name>` is a `tunnelgw_api_key`.
+ */
+function inTerraformWords(message: string): string {
+  const typeOf = (collection: string) => {
+    const kind = collections().get(collection);
+    return kind ? resourceType(kind) : collection;
+  };
+  return message
+    .replace(/\$\{ref:([a-z_]+)\.([^}\s]+)\}/g, (_, c: string, name: string) => `\${${typeOf(c)}.${name}.id}`)
+    .replace(/\b([a-z_]+)\.<name>/g, (whole, c: string) => (collections().has(c) ? typeOf(c) : whole));
+}
+
+/** The construct path a resource was synthesized from (kept on the entry's root index). */
+function constructPathOf(entry: Entry): string {
+  return entry.index.get("")?.path ?? entry.address;
+}
+
+function defaultName(stack: SynthesizedStack): string {
+  return stack.stackDir.split(/[\\/]/).pop() ?? "stack";
+}
+
+function get(node: Node | undefined, key: string): Node | undefined {
+  return node?.type === "map" ? node.entries.find((e) => e.key === key)?.value : undefined;
+}
+
+function scalar(node: Node | undefined): string | number | boolean | null | undefined {
+  return node?.type === "scalar" ? node.value : undefined;
+}
+
+function metadataString(node: Node | undefined, keys: string[]): string | undefined {
+  let n = get(get(node, "//"), "metadata");
+  for (const k of keys) n = get(n, k);
+  const v = scalar(n);
+  return typeof v === "string" ? v : undefined;
+}
+
+/** A plain value of a node (variable defaults). */
+function plainValue(node: Node): unknown {
+  if (node.type === "scalar") return node.value;
+  if (node.type === "seq") return node.items.map(plainValue);
+  return Object.fromEntries(node.entries.map((e) => [e.key, plainValue(e.value)]));
+}
+
+function readVariables(node: Node | undefined): Map<string, Variable> {
+  const out = new Map<string, Variable>();
+  if (node?.type !== "map") return out;
+  for (const { key, value } of node.entries) {
+    const def = get(value, "default");
+    const type = scalar(get(value, "type"));
+    out.set(key, {
+      name: key,
+      ...(def ? { default: plainValue(def) } : {}),
+      sensitive: scalar(get(value, "sensitive")) === true,
+      ...(typeof type === "string" ? { type } : {}),
+    });
+  }
+  return out;
+}
+
+interface ProviderSettings {
+  stack?: { value: string; pos: Position };
+  ownership?: OwnershipMode;
+}
+
+/** The `tunnelgw` provider block: `stack` and `ownership`; other providers and aliases are refused. */
+function readProvider(doc: MapNode, problems: ProblemList): ProviderSettings {
+  const settings: ProviderSettings = {};
+  const providers = get(doc, "provider");
+  if (providers?.type !== "map") return settings;
+  for (const { key, keyPos, value } of providers.entries) {
+    if (key !== "tunnelgw") {
+      problems.add(
+        keyPos,
+        `provider.${key}`,
+        `the provider ${key} is not supported: tgw reads tunnelgw only`,
+      );
+      continue;
+    }
+    const blocks = value.type === "seq" ? value.items : [value];
+    blocks.forEach((block, i) => {
+      const alias = get(block, "alias");
+      if (i > 0 || alias) {
+        problems.add(
+          (alias ?? block).pos,
+          "provider.tunnelgw",
+          "provider aliases (a second TunnelgwProvider) are not supported: one stack talks to one API",
+        );
+        return;
+      }
+      if (block.type !== "map") return;
+      for (const e of block.entries) readProviderSetting(e, settings, problems);
+    });
+  }
+  return settings;
+}
+
+function readProviderSetting(e: MapEntry, settings: ProviderSettings, problems: ProblemList): void {
+  const path = `provider.tunnelgw.${e.key}`;
+  const v = scalar(e.value);
+  if (e.key === "api_url" || e.key === "api_key" || e.key === "//") return;
+  if (e.key === "stack") {
+    if (typeof v === "string" && !v.includes("${")) settings.stack = { value: v, pos: e.value.pos };
+    else problems.add(e.value.pos, path, "must be a literal string");
+    return;
+  }
+  if (e.key === "ownership") {
+    if (OWNERSHIP_MODES.includes(v as OwnershipMode)) settings.ownership = v as OwnershipMode;
+    else problems.add(e.value.pos, path, `must be "marker" or "state-only"`);
+    return;
+  }
+  problems.add(e.keyPos, path, "is not a setting of the tunnelgw provider");
+}
+
+function readRequiredProviders(node: Node | undefined, problems: ProblemList): void {
+  if (node?.type !== "map") return;
+  for (const { key, keyPos } of node.entries) {
+    if (key !== "tunnelgw") {
+      problems.add(
+        keyPos,
+        `terraform.required_providers.${key}`,
+        `the provider ${key} is not supported: tgw reads tunnelgw only`,
+      );
+    }
+  }
+}
+
+/** One problem per declared data source, local, module... naming its construct path. */
+function refuseBlock(key: string, what: string, node: Node, problems: ProblemList): void {
+  const refuse = (pos: Position, path: string) =>
+    problems.add(pos, path, `${what} is not supported by tgw (docs/cdktf.md > What tgw reads)`);
+  if (node.type === "seq") {
+    for (const item of node.items) refuse(item.pos, key);
+    return;
+  }
+  if (node.type !== "map") {
+    refuse(node.pos, key);
+    return;
+  }
+  for (const e of node.entries) {
+    if (key === "data") {
+      for (const inner of e.value.type === "map" ? e.value.entries : []) {
+        refuse(inner.keyPos, metadataString(inner.value, ["path"]) ?? `data.${e.key}.${inner.key}`);
+      }
+    } else if (key === "locals") refuse(e.keyPos, `locals.${e.key}`);
+    else refuse(e.keyPos, metadataString(e.value, ["path"]) ?? `${key}.${e.key}`);
+  }
+}
+
+let byType: Map<string, KindDescriptor> | undefined;
+function kindOfType(type: string): KindDescriptor | undefined {
+  byType ??= new Map(desiredKinds().map((k) => [resourceType(k), k]));
+  return byType.get(type);
+}
+
+/** The address a reference `${<type>.<name>.id}` names. */
+function refAddress(type: string, name: string): { address: string } | { error: string } {
+  const kind = kindOfType(type);
+  if (!kind) {
+    byType ??= new Map(desiredKinds().map((k) => [resourceType(k), k]));
+    return { error: `unknown resource type ${type}${didYouMean(type, byType.keys())}` };
+  }
+  if (!kind.collection) return { error: `${kind.title} is a module: it has no id to refer to` };
+  return { address: `${kind.collection}.${name}` };
+}
+
+function readResources(node: Node | undefined, stack: SynthesizedStack, ctx: ValueContext): Entry[] {
+  const entries: Entry[] = [];
+  if (node?.type !== "map") return entries;
+  for (const { key: type, keyPos: typePos, value: byName } of node.entries) {
+    const kind = kindOfType(type);
+    if (!kind) {
+      const message = type.startsWith("tunnelgw_")
+        ? `unknown resource type${didYouMean(type, byType?.keys() ?? [])}`
+        : `a resource of the provider ${type.split("_")[0]} is not supported: tgw reads tunnelgw only`;
+      for (const e of byName.type === "map" ? byName.entries : []) {
+        ctx.problems.add(e.keyPos, metadataString(e.value, ["path"]) ?? `${type}.${e.key}`, message);
+      }
+      if (byName.type !== "map") ctx.problems.add(typePos, type, message);
+      continue;
+    }
+    if (byName.type !== "map") continue;
+    for (const { key: name, keyPos, value } of byName.entries) {
+      if (value.type !== "map") {
+        ctx.problems.add(value.pos, `${type}.${name}`, `must be an object (got ${describeNode(value)})`);
+        continue;
+      }
+      const entry = readResource(kind, name, keyPos, value, stack, ctx);
+      if (entry) entries.push(entry);
+    }
+  }
+  return entries;
+}
+
+function readResource(
+  kind: KindDescriptor,
+  name: string,
+  keyPos: Position,
+  body: MapNode,
+  stack: SynthesizedStack,
+  ctx: ValueContext,
+): Entry | undefined {
+  const { problems } = ctx;
+  const path = metadataString(body, ["path"]) ?? `${resourceType(kind)}.${name}`;
+  const options: ResourceOptions = { prevent_destroy: false };
+  const params = new Set(moduleParams(kind).map((p) => p.name));
+  const pathParams: Record<string, string> = {};
+  const attributes: MapEntry[] = [];
+  for (const e of body.entries) {
+    const at = childPath(path, e.key);
+    if (e.key === "//") continue;
+    if (e.key in REFUSED_META) {
+      problems.add(
+        e.keyPos,
+        at,
+        `${REFUSED_META[e.key]} is not supported by tgw (docs/cdktf.md > What tgw reads)`,
+      );
+      continue;
+    }
+    if (e.key === "lifecycle") {
+      readLifecycle(e.value, at, options, problems);
+      continue;
+    }
+    if (e.key === "provider") {
+      if (scalar(e.value) !== "tunnelgw") {
+        problems.add(e.value.pos, at, "provider aliases are not supported: use the one tunnelgw provider");
+      }
+      continue;
+    }
+    if (e.key === "token_file" && kind.kind === "api_key") {
+      const v = scalar(e.value);
+      if (typeof v !== "string" || v.trim() === "" || v.includes("${")) {
+        problems.add(e.value.pos, at, "must be a literal file path");
+      } else options.token_file = resolve(stack.projectDir, v);
+      continue;
+    }
+    attributes.push(e);
+  }
+  const converted = convertAttributes(
+    kind,
+    attributes.filter((e) => !params.has(e.key)),
+    keyPos,
+    path,
+    ctx,
+  );
+  if (kind.kind === "api_key" && options.token_file === undefined) {
+    options.token_file = join(stack.projectDir, ".tgw", "secrets", `${name}.token`);
+  }
+  const fields = { ...converted.fields };
+  // A metadata string holding a JSON object is that object, as a YAML mapping would be.
+  for (const f of kind.fields) {
+    const v = fields[f.name];
+    if (!f.isMetadata || typeof v !== "string") continue;
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) fields[f.name] = parsed;
+    } catch {
+      // A plain string: kept as written.
+    }
+  }
+
+  let address = `${kind.collection}.${name}`;
+  if (kind.module) {
+    const missing = [...params].filter((p) => !attributes.some((e) => e.key === p));
+    for (const p of missing) problems.add(keyPos, childPath(path, p), "is required");
+    const paramValues = convertAttributes(
+      kind,
+      attributes.filter((e) => params.has(e.key)),
+      keyPos,
+      path,
+      ctx,
+    );
+    for (const p of moduleParams(kind)) {
+      const v = paramValues.fields[p.name];
+      const written = attributes.find((e) => e.key === p.name);
+      if (!written) continue;
+      const parentKind = getKind(
+        p.name === "route_id"
+          ? "https_edge_route"
+          : kind.module.parent === "https_edge_route"
+            ? "https_edge"
+            : kind.module.parent,
+      );
+      const why =
+        typeof v === "string"
+          ? explainId(v, [parentKind])
+          : `must be ${parentKind.title} id written as a string`;
+      if (why) problems.add(written.value.pos, childPath(path, p.name), why);
+      else pathParams[p.name] = v as string;
+    }
+    if (Object.keys(pathParams).length !== params.size) return undefined;
+    address = kind.path
+      .split("/")
+      .filter(Boolean)
+      .map((s) => s.replace(/^\{(\w+)\}$/, (_, param: string) => pathParams[param] ?? ""))
+      .join(".");
+  }
+  return {
+    address,
+    kind,
+    keyPos,
+    body,
+    ...(kind.module ? { pathParams } : {}),
+    ...converted,
+    fields,
+    options,
+  };
+}
+
+function readLifecycle(node: Node, path: string, options: ResourceOptions, problems: ProblemList): void {
+  if (node.type !== "map") return;
+  for (const e of node.entries) {
+    const at = `${path}.${e.key}`;
+    const v = scalar(e.value);
+    if (e.key === "prevent_destroy") {
+      if (typeof v === "boolean") options.prevent_destroy = v;
+      else problems.add(e.value.pos, at, "must be true or false");
+    } else if (e.key === "create_before_destroy") {
+      if (typeof v !== "boolean") problems.add(e.value.pos, at, "must be true or false");
+      // Accepted: the engine creates first whenever something refers to the object, else deletes first.
+    } else {
+      problems.add(
+        e.keyPos,
+        at,
+        `lifecycle ${e.key} is not supported by tgw (docs/cdktf.md > What tgw reads)`,
+      );
+    }
+  }
+}
