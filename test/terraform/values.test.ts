@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { TfObject } from "../../src/terraform/cty.js";
 import { loadProviderSchema } from "../../src/terraform/schema.js";
+import { attributePath, validateConfig } from "../../src/terraform/validate.js";
 import {
   changedFields,
   plannedState,
@@ -98,5 +99,31 @@ describe("terraform values", () => {
       {},
     );
     expect(read.token).toBe("tgw_t");
+  });
+
+  it("validates with the messages of tgw validate, at Terraform attribute paths", () => {
+    const dest = type("tunnelgw_event_destination");
+    const config = full(dest, {
+      format: "json",
+      target: {
+        monitoring_target: { api_key: "", service: null, monitoring_tags: null, monitoring_site: null },
+      },
+    });
+    const problems = validateConfig(dest, config, { stack: "terraform:x", address: dest.typeName });
+    expect(problems).toEqual([
+      { path: ["target", "monitoring_target", "api_key"], message: "must not be empty" },
+    ]);
+    expect(attributePath(dest.attributes, ["target", "monitoring_target", "api_key"])).toEqual([
+      { attribute_name: "target" },
+      { attribute_name: "monitoring_target" },
+      { attribute_name: "api_key" },
+    ]);
+    const sub = type("tunnelgw_event_subscription");
+    expect(attributePath(sub.attributes, ["sources", 0, "type"])).toEqual([{ attribute_name: "sources" }]);
+    const headers = type("tunnelgw_https_edge_route_response_headers");
+    expect(attributePath(headers.attributes, ["add", "x-a"])).toEqual([
+      { attribute_name: "add" },
+      { element_key_string: "x-a" },
+    ]);
   });
 });
