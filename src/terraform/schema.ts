@@ -59,7 +59,6 @@ export interface ProviderSchema {
 /** The file `npm run gen` writes. */
 export const SCHEMA_FILE = fileURLToPath(new URL("./provider-schema.gen.json", import.meta.url));
 
-
 let cached: ProviderSchema | undefined;
 
 /**
