@@ -2,7 +2,9 @@
  * examples/cdktf synthesized (as `cdktf synth` does), then applied by the real `terraform` in the stack
  * directory with terraform-provider-tunnelgw, as `cdktf deploy` runs it: a plan afterwards is empty.
  */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { App } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CompleteStack } from "../../examples/cdktf/stack.js";
@@ -23,6 +25,12 @@ describe.skipIf(!available)("the synthesized CDKTF example through terraform", (
     new CompleteStack(app, "complete-cdktf");
     app.synth();
     stackDir = join(home.root, "cdktf.out", "stacks", "complete-cdktf");
+    // CDKTF's local backend points at the working directory of the synth (here, the repository):
+    // keep the state in the temporary stack directory instead.
+    const file = join(stackDir, "cdk.tf.json");
+    const json = JSON.parse(readFileSync(file, "utf8")) as { terraform: { backend?: unknown } };
+    json.terraform.backend = { local: { path: "terraform.tfstate" } };
+    writeFileSync(file, JSON.stringify(json, null, 2));
   });
   afterAll(async () => {
     home?.close();
@@ -38,5 +46,9 @@ describe.skipIf(!available)("the synthesized CDKTF example through terraform", (
     const plan = await home.tf(stackDir, ...PLAN);
     expect(plan.stdout).toContain("No changes.");
     expect(plan.code).toBe(0);
+    expect(existsSync(join(stackDir, "terraform.tfstate"))).toBe(true);
+    expect(
+      existsSync(fileURLToPath(new URL("../../terraform.complete-cdktf.tfstate", import.meta.url))),
+    ).toBe(false);
   }, 240_000);
 });
