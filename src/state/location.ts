@@ -3,7 +3,7 @@
  * the configuration it belongs to. `plan`, `apply` and `tgw state` all locate it with these functions.
  */
 import { statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { synthesizedStackAt } from "../config/cdktf/locate.js";
 
 /** The state file, relative to the configuration directory. */
@@ -35,10 +35,16 @@ export function configDirOf(firstConfig: string | undefined, cwd: string = proce
 
 /**
  * The state file a command uses: `--state` when given (relative to `cwd`), else
- * `<dir of the first -f, or cwd>/.tgw/state.json`.
+ * `<dir of the first -f, or cwd>/.tgw/state.json`; for a synthesized CDKTF stack
+ * `<project>/.tgw/stacks/<stack>/state.json`, as one CDKTF project often has several stacks.
  */
 export function resolveStatePath(opts: { state?: string; config?: string[]; cwd?: string }): string {
   const cwd = opts.cwd ?? process.cwd();
   if (opts.state !== undefined) return resolve(cwd, opts.state);
-  return defaultStatePath(configDirOf(opts.config?.[0], cwd));
+  const first = opts.config?.[0];
+  const synthesized = first === undefined ? undefined : synthesizedStackAt(first, cwd);
+  if (synthesized && synthesized.projectDir !== synthesized.stackDir) {
+    return join(synthesized.projectDir, ".tgw", "stacks", basename(synthesized.stackDir), "state.json");
+  }
+  return defaultStatePath(configDirOf(first, cwd));
 }

@@ -28,6 +28,7 @@
 import { readFileSync } from "node:fs";
 import {
   allKinds,
+  getKind,
   inlineRefs,
   type JsonSchema,
   type KindDescriptor,
@@ -104,17 +105,17 @@ export function desiredKinds(): KindDescriptor[] {
   return [...allKinds().values()].filter((k) => !k.referencedOnly && (k.collection || k.module));
 }
 
-/** The path parameters of a module (`edge_id`, `route_id`), each with what it holds. */
-export function moduleParams(kind: KindDescriptor): { name: string; of: string }[] {
+/** The path parameters of a module (`edge_id`, `route_id`), each with the kind whose id it holds. */
+export function moduleParams(kind: KindDescriptor): { name: string; kind: KindDescriptor }[] {
   const parent = kind.module?.parent;
   if (!parent) return [];
   if (parent === "https_edge_route") {
     return [
-      { name: "edge_id", of: "HTTPS edge" },
-      { name: "route_id", of: "HTTPS edge route" },
+      { name: "edge_id", kind: getKind("https_edge") },
+      { name: "route_id", kind: getKind("https_edge_route") },
     ];
   }
-  return [{ name: "edge_id", of: allKinds().get(parent)?.title ?? parent }];
+  return [{ name: "edge_id", kind: getKind(parent) }];
 }
 
 /** Descriptions for users: without the cross-references to this project's design documents. */
@@ -133,8 +134,8 @@ const requiredOf = (s: JsonSchema | undefined): Set<string> => new Set((s?.requi
 const xtgw = (s: JsonSchema): Record<string, unknown> => (s["x-tgw"] as Record<string, unknown>) ?? {};
 const types = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : [s.type]) as string[];
 const has = (s: JsonSchema, t: string) => types(s).includes(t);
-const describe = (s: JsonSchema, extra?: string): { description?: string; description_kind?: "plain" } => {
-  const text = forUsers([s.description as string | undefined, extra].filter(Boolean).join(" "));
+const describe = (s: JsonSchema): { description?: string; description_kind?: "plain" } => {
+  const text = typeof s.description === "string" ? forUsers(s.description) : "";
   return text ? { description: text, description_kind: "plain" } : {};
 };
 
@@ -219,7 +220,7 @@ function resourceSchema(kind: KindDescriptor): TerraformSchema {
   for (const p of moduleParams(kind)) {
     attributes[p.name] = {
       type: "string",
-      ...plain(`Id of the ${p.of} the module is set on. Changing it replaces the module.`),
+      ...plain(`Id of the ${p.kind.title} the module is set on. Changing it replaces the module.`),
       required: true,
       requires_replace: true,
     };

@@ -7,6 +7,8 @@
  * - every file the last successful load read (`setFiles`: the configuration files and those pulled in
  *   by `${file:...}`, wherever they are), re-computed after each load, so a `${file:...}` added by an
  *   edit is watched from then on and one no longer used stops triggering runs.
+ * - a synthesized CDKTF stack (`-f cdktf.out/stacks/<stack>`): also from its project directory, since
+ *   `cdktf synth` deletes and re-creates `cdktf.out/`, which ends a watch on the stack directory.
  * Never watched: dot folders and dotfiles under a directory (`.tgw/` holds the state file, whose writes
  * must not trigger a run; `.git/`; editor swap files) and `node_modules/`, unless named by `setFiles`.
  *
@@ -15,6 +17,7 @@
  */
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
+import { synthesizedStackAt } from "../config/cdktf/locate.js";
 import { isConfigFileName } from "../config/files.js";
 
 /** Settings and callbacks of a `FileWatcher`. */
@@ -49,6 +52,10 @@ export class FileWatcher {
   readonly #maxWaitMs: number;
   readonly #isConfigFile: (path: string) => boolean;
   readonly #watcher: FSWatcher;
+  /** Watches the `cdk.tf.json` of synthesized stacks from their project directories. */
+  readonly #stackWatcher: FSWatcher | undefined;
+  /** The `cdk.tf.json` of each root that names a synthesized stack. */
+  readonly #stackFiles = new Set<string>();
   /** Files named by the last `setFiles` (absolute). */
   #files = new Set<string>();
   #changed = new Set<string>();
@@ -77,11 +84,33 @@ export class FileWatcher {
     this.#watcher.on("error", (err: unknown) =>
       this.#opts.onError?.(err instanceof Error ? err : new Error(String(err))),
     );
+    const projects = new Set<string>();
+    for (const root of this.#roots) {
+      const stack = synthesizedStackAt(root);
+      if (!stack || stack.projectDir === stack.stackDir) continue;
+      this.#stackFiles.add(stack.file);
+      projects.add(stack.projectDir);
+    }
+    if (projects.size > 0) {
+      // Only the directories leading to a stack file, and the file itself.
+      const leadsToStack = (path: string) =>
+        [...this.#stackFiles].some((f) => f === path || f.startsWith(path + sep));
+      this.#stackWatcher = watch([...projects], {
+        ignoreInitial: true,
+        usePolling: opts.poll ?? false,
+        interval: 250,
+        ignored: (path) => !leadsToStack(resolve(path)),
+      });
+      for (const event of ["add", "change", "unlink"] as const) {
+        this.#stackWatcher.on(event, (path: string) => this.#onEvent(resolve(path)));
+      }
+    }
   }
 
   /** Resolves once the initial scan is done (changes before it may be missed). */
-  ready(): Promise<void> {
-    return new Promise((resolvePromise) => this.#watcher.once("ready", () => resolvePromise()));
+  async ready(): Promise<void> {
+    const ready = (w: FSWatcher) => new Promise<void>((done) => w.once("ready", () => done()));
+    await Promise.all([ready(this.#watcher), ...(this.#stackWatcher ? [ready(this.#stackWatcher)] : [])]);
   }
 
   /** The files watched besides the roots (absolute paths), sorted. */
@@ -108,6 +137,7 @@ export class FileWatcher {
     this.#closed = true;
     this.#clearTimers();
     await this.#watcher.close();
+    await this.#stackWatcher?.close();
   }
 
   #onEvent(path: string): void {
@@ -135,7 +165,7 @@ export class FileWatcher {
 
   /** A change matters if the configuration read the file, or it is a config file in a watched directory. */
   #relevant(path: string): boolean {
-    if (this.#files.has(path) || this.#roots.has(path)) return true;
+    if (this.#files.has(path) || this.#roots.has(path) || this.#stackFiles.has(path)) return true;
     return this.#roots.has(dirname(path)) && this.#isConfigFile(path);
   }
 

@@ -52,7 +52,9 @@ async function get(path: string): Promise<Record<string, unknown>> {
 }
 
 async function stateIds(): Promise<Record<string, string>> {
-  const state = JSON.parse(await readFile(join(project, ".tgw", "state.json"), "utf8")) as {
+  const state = JSON.parse(
+    await readFile(join(project, ".tgw", "stacks", "complete-cdktf", "state.json"), "utf8"),
+  ) as {
     resources: Record<string, { id: string }>;
   };
   return Object.fromEntries(Object.entries(state.resources).map(([a, r]) => [a, r.id]));
@@ -111,7 +113,7 @@ describe("examples/cdktf", () => {
     // The sensitive variable's value reached the API, and no output, state or token file.
     const monitoring = await get(`/event_destinations/${ids["event_destinations.monitoring"]}`);
     expect(JSON.stringify(monitoring)).toContain(SECRET);
-    const state = await readFile(join(project, ".tgw", "state.json"), "utf8");
+    const state = await readFile(join(project, ".tgw", "stacks", "complete-cdktf", "state.json"), "utf8");
     for (const text of [apply.stdout, apply.stderr, plan.stdout, plan.stderr, state]) {
       expect(text).not.toContain(SECRET);
     }

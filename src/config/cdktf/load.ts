@@ -19,7 +19,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { collections, getKind, type KindDescriptor } from "../../model/index.js";
+import { collections, type KindDescriptor } from "../../model/index.js";
 import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
 import type { ResourceOptions } from "../desired.js";
 import { type Entry, toDesired } from "../entry.js";
@@ -33,7 +33,7 @@ import { childPath } from "../paths.js";
 import { RULES } from "../rules/index.js";
 import { checkSchema } from "../schema-check.js";
 import { describeNode, type MapEntry, type MapNode, type Node, type Position, parseYaml } from "../source.js";
-import { didYouMean } from "../words.js";
+import { didYouMean, withArticle } from "../words.js";
 import type { SynthesizedStack } from "./locate.js";
 import { convertAttributes, type ValueContext, type Variable } from "./values.js";
 
@@ -65,10 +65,51 @@ export function loadSynthesizedStack(
   opts: LoadOptions = {},
 ): LoadedConfig {
   const cwd = opts.cwd ?? process.cwd();
-  const env = opts.env ?? process.env;
   const problems = new ProblemList();
   const display = (abs: string) => displayPath(cwd, abs);
-  const file = display(stack.file);
+  const doc = readDocument(paths, stack, display(stack.file), problems);
+  const { name, ownership } = stackSettings(doc, stack, problems);
+  for (const { key, value } of doc.entries) {
+    const what = REFUSED_BLOCKS[key];
+    if (what) refuseBlock(key, what, value, problems);
+  }
+  readRequiredProviders(get(get(doc, "terraform"), "required_providers"), problems);
+
+  const valueCtx: ValueContext = {
+    variables: readVariables(get(doc, "variable")),
+    env: opts.env ?? process.env,
+    stackDir: stack.stackDir,
+    display,
+    refAddress,
+    filesRead: new Set(),
+    fileCache: new Map<string, FileRead>(),
+    problems,
+  };
+  const byAddress = uniqueByAddress(readResources(get(doc, "resource"), stack, valueCtx), problems);
+  const entries = [...byAddress.values()];
+  checkSchema(entries, { stack: name, ownership, problems });
+  for (const rule of RULES) rule.check({ entries, byAddress, stack: name, ownership, problems, display });
+  if (problems.size > 0) {
+    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
+  }
+
+  const resources = entries
+    .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
+    .sort((a, b) => (a.address < b.address ? -1 : 1));
+  const files = [...new Set([stack.file, ...valueCtx.filesRead])].sort();
+  return {
+    desired: { stack: name, ownership, resources, files, configDir: stack.projectDir },
+    configFiles: [stack.file],
+  };
+}
+
+/** The top-level object of the stack file (empty after a problem). */
+function readDocument(
+  paths: readonly string[],
+  stack: SynthesizedStack,
+  file: string,
+  problems: ProblemList,
+): MapNode {
   const whole: Position = { file, line: 0, col: 0 };
   if (paths.length > 1) {
     problems.add(whole, "", "a synthesized stack is read on its own: give -f once, naming its directory");
@@ -81,42 +122,30 @@ export function loadSynthesizedStack(
   }
   const root = parseYaml(file, text, problems)[0];
   if (root && root.type !== "map") problems.add(root.pos, "", "a synthesized stack must be a JSON object");
-  const doc = root?.type === "map" ? root : { type: "map" as const, entries: [], pos: whole };
+  return root?.type === "map" ? root : { type: "map", entries: [], pos: whole };
+}
 
-  const stackName = metadataString(doc, ["stackName"]);
-  const variables = readVariables(get(doc, "variable"));
+/** The stack name (the provider's `stack`, else the CDKTF stack's) and the ownership mode. */
+function stackSettings(
+  doc: MapNode,
+  stack: SynthesizedStack,
+  problems: ProblemList,
+): { name: string; ownership: OwnershipMode } {
   const provider = readProvider(doc, problems);
-  for (const { key, value } of doc.entries) {
-    const what = REFUSED_BLOCKS[key];
-    if (what) refuseBlock(key, what, value, problems);
-  }
-  readRequiredProviders(get(get(doc, "terraform"), "required_providers"), problems);
-
-  const stackValue = provider.stack ?? { value: stackName ?? defaultName(stack), pos: whole };
-  if (!new RegExp(STACK_PATTERN).test(stackValue.value)) {
+  const synthesized = metadataString(doc, ["stackName"]) ?? defaultName(stack);
+  const { value, pos } = provider.stack ?? { value: synthesized, pos: doc.pos };
+  if (!new RegExp(STACK_PATTERN).test(value)) {
     problems.add(
-      stackValue.pos,
+      pos,
       "stack",
-      `the stack name ${JSON.stringify(stackValue.value)} is not valid: use 1 to 64 letters, digits, _, . or -, or set the provider's stack`,
+      `the stack name ${JSON.stringify(value)} is not valid: use 1 to 64 letters, digits, _, . or -, or set the provider's stack`,
     );
   }
-  const stackNameFinal = stackValue.value;
-  const ownership = provider.ownership ?? "marker";
+  return { name: value, ownership: provider.ownership ?? "marker" };
+}
 
-  const filesRead = new Set<string>();
-  const fileCache = new Map<string, FileRead>();
-  const valueCtx: ValueContext = {
-    variables,
-    env,
-    stackDir: stack.stackDir,
-    display,
-    refAddress,
-    filesRead,
-    fileCache,
-    problems,
-  };
-  const entries = readResources(get(doc, "resource"), stack, valueCtx);
-
+/** The entries by address; a second resource configuring one address is a problem. */
+function uniqueByAddress(entries: Entry[], problems: ProblemList): Map<string, Entry> {
   const byAddress = new Map<string, Entry>();
   for (const entry of entries) {
     const first = byAddress.get(entry.address);
@@ -128,23 +157,7 @@ export function loadSynthesizedStack(
       );
     } else byAddress.set(entry.address, entry);
   }
-  const unique = [...byAddress.values()];
-  checkSchema(unique, { stack: stackNameFinal, ownership, problems });
-  for (const rule of RULES) {
-    rule.check({ entries: unique, byAddress, stack: stackNameFinal, ownership, problems, display });
-  }
-  if (problems.size > 0) {
-    throw new ConfigError(problems.items.map((p) => ({ ...p, message: inTerraformWords(p.message) })));
-  }
-
-  const resources = unique
-    .map((e) => ({ ...toDesired(e), label: constructPathOf(e) }))
-    .sort((a, b) => (a.address < b.address ? -1 : 1));
-  const files = [...new Set([stack.file, ...filesRead])].sort();
-  return {
-    desired: { stack: stackNameFinal, ownership, resources, files, configDir: stack.projectDir },
-    configFiles: [stack.file],
-  };
+  return byAddress;
 }
 
 /**
@@ -350,111 +363,110 @@ function readResource(
   stack: SynthesizedStack,
   ctx: ValueContext,
 ): Entry | undefined {
-  const { problems } = ctx;
   const path = metadataString(body, ["path"]) ?? `${resourceType(kind)}.${name}`;
-  const options: ResourceOptions = { prevent_destroy: false };
+  const { attributes, options } = readMetaArguments(kind, body, path, stack, ctx.problems);
+  if (kind.kind === "api_key" && options.token_file === undefined) {
+    options.token_file = join(stack.projectDir, ".tgw", "secrets", `${name}.token`);
+  }
   const params = new Set(moduleParams(kind).map((p) => p.name));
-  const pathParams: Record<string, string> = {};
+  const fieldEntries = attributes.filter((e) => !params.has(e.key));
+  const converted = convertAttributes(kind, fieldEntries, keyPos, path, ctx);
+  const pathParams = kind.module ? modulePathParams(kind, attributes, keyPos, path, ctx) : undefined;
+  if (kind.module && !pathParams) return undefined;
+  return {
+    address: pathParams ? moduleAddress(kind, pathParams) : `${kind.collection}.${name}`,
+    kind,
+    keyPos,
+    body,
+    ...(pathParams ? { pathParams } : {}),
+    ...converted,
+    fields: metadataAsData(kind, converted.fields),
+    options,
+  };
+}
+
+/** Splits a resource body into its attributes and the meta-arguments tgw reads (or refuses). */
+function readMetaArguments(
+  kind: KindDescriptor,
+  body: MapNode,
+  path: string,
+  stack: SynthesizedStack,
+  problems: ProblemList,
+): { attributes: MapEntry[]; options: ResourceOptions } {
+  const options: ResourceOptions = { prevent_destroy: false };
   const attributes: MapEntry[] = [];
   for (const e of body.entries) {
     const at = childPath(path, e.key);
+    const refused = REFUSED_META[e.key];
     if (e.key === "//") continue;
-    if (e.key in REFUSED_META) {
-      problems.add(
-        e.keyPos,
-        at,
-        `${REFUSED_META[e.key]} is not supported by tgw (docs/cdktf.md > What tgw reads)`,
-      );
-      continue;
-    }
-    if (e.key === "lifecycle") {
+    if (refused) {
+      problems.add(e.keyPos, at, `${refused} is not supported by tgw (docs/cdktf.md > What tgw reads)`);
+    } else if (e.key === "lifecycle") {
       readLifecycle(e.value, at, options, problems);
-      continue;
-    }
-    if (e.key === "provider") {
+    } else if (e.key === "provider") {
       if (scalar(e.value) !== "tunnelgw") {
         problems.add(e.value.pos, at, "provider aliases are not supported: use the one tunnelgw provider");
       }
-      continue;
-    }
-    if (e.key === "token_file" && kind.kind === "api_key") {
+    } else if (e.key === "token_file" && kind.kind === "api_key") {
       const v = scalar(e.value);
       if (typeof v !== "string" || v.trim() === "" || v.includes("${")) {
         problems.add(e.value.pos, at, "must be a literal file path");
       } else options.token_file = resolve(stack.projectDir, v);
-      continue;
-    }
-    attributes.push(e);
+    } else attributes.push(e);
   }
-  const converted = convertAttributes(
-    kind,
-    attributes.filter((e) => !params.has(e.key)),
-    keyPos,
-    path,
-    ctx,
-  );
-  if (kind.kind === "api_key" && options.token_file === undefined) {
-    options.token_file = join(stack.projectDir, ".tgw", "secrets", `${name}.token`);
-  }
-  const fields = { ...converted.fields };
-  // A metadata string holding a JSON object is that object, as a YAML mapping would be.
+  return { attributes, options };
+}
+
+/** A metadata string holding a JSON object is that object, as a YAML mapping would be. */
+function metadataAsData(kind: KindDescriptor, fields: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...fields };
   for (const f of kind.fields) {
-    const v = fields[f.name];
+    const v = out[f.name];
     if (!f.isMetadata || typeof v !== "string") continue;
     try {
       const parsed: unknown = JSON.parse(v);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) fields[f.name] = parsed;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) out[f.name] = parsed;
     } catch {
       // A plain string: kept as written.
     }
   }
+  return out;
+}
 
-  let address = `${kind.collection}.${name}`;
-  if (kind.module) {
-    const missing = [...params].filter((p) => !attributes.some((e) => e.key === p));
-    for (const p of missing) problems.add(keyPos, childPath(path, p), "is required");
-    const paramValues = convertAttributes(
-      kind,
-      attributes.filter((e) => params.has(e.key)),
-      keyPos,
-      path,
-      ctx,
-    );
-    for (const p of moduleParams(kind)) {
-      const v = paramValues.fields[p.name];
-      const written = attributes.find((e) => e.key === p.name);
-      if (!written) continue;
-      const parentKind = getKind(
-        p.name === "route_id"
-          ? "https_edge_route"
-          : kind.module.parent === "https_edge_route"
-            ? "https_edge"
-            : kind.module.parent,
-      );
-      const why =
-        typeof v === "string"
-          ? explainId(v, [parentKind])
-          : `must be ${parentKind.title} id written as a string`;
-      if (why) problems.add(written.value.pos, childPath(path, p.name), why);
-      else pathParams[p.name] = v as string;
-    }
-    if (Object.keys(pathParams).length !== params.size) return undefined;
-    address = kind.path
-      .split("/")
-      .filter(Boolean)
-      .map((s) => s.replace(/^\{(\w+)\}$/, (_, param: string) => pathParams[param] ?? ""))
-      .join(".");
+/** A module's address is its API path, as in YAML: /edges/tls/{edge_id}/backend -> edges.tls.<id>.backend */
+function moduleAddress(kind: KindDescriptor, pathParams: Record<string, string>): string {
+  return kind.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/^\{(\w+)\}$/, (_, param: string) => pathParams[param] ?? ""))
+    .join(".");
+}
+
+/** A module's `edge_id` (and `route_id`), each an id of its parent's kind; undefined after a problem. */
+function modulePathParams(
+  kind: KindDescriptor,
+  attributes: MapEntry[],
+  keyPos: Position,
+  path: string,
+  ctx: ValueContext,
+): Record<string, string> | undefined {
+  const params = moduleParams(kind);
+  const written = attributes.filter((e) => params.some((p) => p.name === e.key));
+  const values = convertAttributes(kind, written, keyPos, path, ctx).fields;
+  const out: Record<string, string> = {};
+  for (const p of params) {
+    const at = childPath(path, p.name);
+    const entry = written.find((e) => e.key === p.name);
+    const v = values[p.name];
+    const why = !entry
+      ? "is required"
+      : typeof v === "string"
+        ? explainId(v, [p.kind])
+        : `must be ${withArticle(p.kind.title)} id written as a string`;
+    if (why) ctx.problems.add(entry?.value.pos ?? keyPos, at, why);
+    else out[p.name] = v as string;
   }
-  return {
-    address,
-    kind,
-    keyPos,
-    body,
-    ...(kind.module ? { pathParams } : {}),
-    ...converted,
-    fields,
-    options,
-  };
+  return Object.keys(out).length === params.length ? out : undefined;
 }
 
 function readLifecycle(node: Node, path: string, options: ResourceOptions, problems: ProblemList): void {
