@@ -18,6 +18,9 @@
  *    objects without this stack's marker and absent from the state are never touched.
  *
  * With `ownership: state-only` markers are neither written nor read: rules 3 and 4 do not apply.
+ * Objects created through Terraform carry the marker stack `terraform:<stack>`, which no tgw stack
+ * name can equal (names cannot contain `:`): by rules 3, 5 and 6 a tgw stack never adopts or prunes them
+ * (docs/terraform.md > Ownership).
  */
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { fillPath, getKind } from "../model/index.js";

@@ -211,9 +211,7 @@ function resourceSchema(kind: KindDescriptor): TerraformSchema {
       type: "string",
       ...plain(
         kind.module
-          ? `Identity of the module: ${moduleParams(kind)
-              .map((p) => p.name)
-              .join(' and "/" and ')}.`
+          ? `Identity of the module: its API path, ${kind.path.replace(/\{(\w+)\}/g, "<$1>")} (also the id terraform import takes).`
           : `Server-assigned id (${kind.idPrefix ?? ""}...).`,
       ),
       computed: true,

@@ -39,7 +39,7 @@ import {
   type ProviderSchema,
   toProtoSchema,
 } from "./schema.js";
-import { validateConfig } from "./validate.js";
+import { attributePath, type PathStep, validateConfig } from "./validate.js";
 import {
   changedFields,
   fieldsOf,
@@ -54,34 +54,22 @@ import {
   writePrivate,
 } from "./values.js";
 
-type Step = { attribute_name: string } | { element_key_string: string } | { element_key_int: number };
 interface Diagnostic {
   severity: "ERROR" | "WARNING";
   summary: string;
   detail: string;
-  attribute?: { steps: Step[] };
+  attribute?: { steps: PathStep[] };
 }
 type Request = Record<string, unknown> & { type_name?: string };
 type Handler = (req: Request) => Promise<Record<string, unknown>>;
 
-const error = (summary: string, detail = "", path?: (string | number)[]): Diagnostic => ({
+const error = (summary: string, detail = "", steps?: PathStep[]): Diagnostic => ({
   severity: "ERROR",
   summary,
   detail,
-  ...(path && path.length > 0
-    ? {
-        attribute: {
-          steps: path.map((s, i) =>
-            i === 0 || typeof s === "string"
-              ? i === 0
-                ? { attribute_name: String(s) }
-                : { element_key_string: String(s) }
-              : { element_key_int: s },
-          ),
-        },
-      }
-    : {}),
+  ...(steps && steps.length > 0 ? { attribute: { steps } } : {}),
 });
+const attr = (name: string): PathStep[] => [{ attribute_name: name }];
 
 const dv = (type: CtyType, value: TfValue) => ({ msgpack: Buffer.from(encodeValue(type, value)) });
 const decodeDv = (v: unknown): TfValue => decodeValue((v as { msgpack?: Uint8Array } | null)?.msgpack);
@@ -177,7 +165,11 @@ export class TunnelgwProvider {
       address: rt.typeName,
     };
     const problems = validateConfig(rt, config, marker);
-    return { diagnostics: problems.map((p) => error(`Invalid ${p.path.join(".")}`, p.message, p.path)) };
+    return {
+      diagnostics: problems.map((p) =>
+        error(`Invalid ${p.path.join(".")}`, p.message, attributePath(rt.attributes, p.path)),
+      ),
+    };
   }
 
   async #upgrade(req: Request) {
@@ -196,15 +188,15 @@ export class TunnelgwProvider {
     const diagnostics: Diagnostic[] = [];
     if (!url)
       diagnostics.push(
-        error("api_url is not set", "Set api_url in the provider block, or TGW_API_URL.", ["api_url"]),
+        error("api_url is not set", "Set api_url in the provider block, or TGW_API_URL.", attr("api_url")),
       );
     if (!key)
       diagnostics.push(
-        error("api_key is not set", "Set api_key in the provider block, or TGW_API_KEY.", ["api_key"]),
+        error("api_key is not set", "Set api_key in the provider block, or TGW_API_KEY.", attr("api_key")),
       );
     const ownership = str(config.ownership) ?? "marker";
     if (ownership !== "marker" && ownership !== "state-only") {
-      diagnostics.push(error("Invalid ownership", 'must be "marker" or "state-only"', ["ownership"]));
+      diagnostics.push(error("Invalid ownership", 'must be "marker" or "state-only"', attr("ownership")));
     }
     if (diagnostics.length > 0 || !url || !key) return { diagnostics };
     this.#markers = ownership === "marker";
@@ -212,7 +204,7 @@ export class TunnelgwProvider {
     try {
       this.#api = new ApiClient({ baseUrl: url, apiKey: key });
     } catch (err) {
-      return { diagnostics: [error("Invalid api_url", describeError(err), ["api_url"])] };
+      return { diagnostics: [error("Invalid api_url", describeError(err), attr("api_url"))] };
     }
     this.#cache = new ListCache(this.#api, this.#refresh);
     return { diagnostics: [] };
@@ -302,7 +294,7 @@ export class TunnelgwProvider {
           patchable.length > 0
             ? await api.patch<Record<string, unknown>>(
                 objectPath(kind, id),
-                patchBody(kind, address, fields, patchable, this.#markerKept(rt, prior)),
+                patchBody(kind, address, fields, patchable, this.#marker(rt)),
               )
             : ((await cache.read(kind.kind, id)) ?? {});
       }
@@ -323,11 +315,6 @@ export class TunnelgwProvider {
         ],
       };
     }
-  }
-
-  /** The marker a PATCH of metadata writes: Terraform's, or none when the object never had it (imported). */
-  #markerKept(rt: ResourceType, _prior: TfObject): OwnershipMarker | undefined {
-    return this.#marker(rt);
   }
 
   async #delete(rt: ResourceType, id: string): Promise<void> {
@@ -414,7 +401,7 @@ export class TunnelgwProvider {
           throw err;
         })
       : await cache.read(kind.kind, id);
-    if (!raw) return { diagnostics: [error(`${kind.title} ${id} not found`, "", ["id"])] };
+    if (!raw) return { diagnostics: [error(`${kind.title} ${id} not found`, "", attr("id"))] };
     return { state: dv(type, conform(type, { ...(raw as TfObject), ...config })), diagnostics: [] };
   }
 }

@@ -2,8 +2,8 @@
  * The provider schema as the provider serves it. The schema itself is generated once from `schemas/`
  * (`npm run gen` writes ./provider-schema.gen.json through `buildProviderSchema()` in
  * ./provider-schema.ts, in the format of `terraform providers schema -json`); this module only reads that
- * file and converts it to protocol-6 messages and cty types. Resource and data source type names are
- * `tunnelgw_<kind>`; the kind's descriptor (src/model) says everything else.
+ * file and converts it to protocol-6 messages and cty types. Resource type names map to kinds through
+ * `resourceType()` of ./provider-schema.ts; the kind descriptor (src/model) says everything else.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -58,9 +58,6 @@ export interface ProviderSchema {
 
 /** The file `npm run gen` writes. */
 export const SCHEMA_FILE = fileURLToPath(new URL("./provider-schema.gen.json", import.meta.url));
-
-/** Prefix of every resource and data source type name. */
-export const TYPE_PREFIX = "tunnelgw_";
 
 let cached: ProviderSchema | undefined;
 

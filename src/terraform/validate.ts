@@ -12,7 +12,8 @@ import { childPath, itemPath } from "../config/paths.js";
 import { RULES } from "../config/rules/index.js";
 import { checkSchema } from "../config/schema-check.js";
 import type { MapNode } from "../config/source.js";
-import { hasUnknown, type TfObject, type TfValue } from "./cty.js";
+import { type CtyType, hasUnknown, type TfObject, type TfValue } from "./cty.js";
+import type { JsonAttribute } from "./schema.js";
 import { fieldsOf, type ResourceType } from "./values.js";
 
 /** One problem: the message `tgw validate` gives and the attribute path it concerns. */
@@ -87,6 +88,54 @@ export function parsePath(path: string): (string | number)[] {
     if (m[1] !== undefined) steps.push(m[1]);
     else if (m[2] !== undefined) steps.push(Number(m[2]));
     else if (m[3] !== undefined) steps.push(JSON.parse(m[3]) as string);
+  }
+  return steps;
+}
+
+/** One step of a Terraform attribute path. */
+export type PathStep =
+  | { attribute_name: string }
+  | { element_key_string: string }
+  | { element_key_int: number };
+
+/**
+ * The Terraform attribute path of a problem path: nested attribute names as attribute steps, map keys
+ * and list indexes as element keys. A set element has no key: the path stops at the set.
+ */
+export function attributePath(
+  attributes: Record<string, JsonAttribute>,
+  path: (string | number)[],
+): PathStep[] {
+  const steps: PathStep[] = [];
+  let attrs: Record<string, JsonAttribute> | undefined = attributes;
+  let type: CtyType | undefined;
+  let i = 0;
+  while (i < path.length) {
+    const step = path[i] as string | number;
+    if (attrs && typeof step === "string" && attrs[step]) {
+      const attr: JsonAttribute = attrs[step];
+      steps.push({ attribute_name: step });
+      const mode = attr.nested_type?.nesting_mode;
+      attrs = mode === "single" ? attr.nested_type?.attributes : undefined;
+      type = attr.nested_type
+        ? mode === "single"
+          ? undefined
+          : [mode === "set" ? "set" : mode === "map" ? "map" : "list", "dynamic"]
+        : attr.type;
+      if (attr.nested_type && mode !== "single") {
+        const next = path[i + 1];
+        if (mode === "set" || next === undefined) break;
+        steps.push(typeof next === "number" ? { element_key_int: next } : { element_key_string: next });
+        attrs = attr.nested_type.attributes;
+        type = undefined;
+        i += 2;
+        continue;
+      }
+    } else if (Array.isArray(type) && (type[0] === "map" || type[0] === "list")) {
+      steps.push(typeof step === "number" ? { element_key_int: step } : { element_key_string: step });
+      type = type[1] as CtyType;
+    } else break;
+    i++;
   }
   return steps;
 }

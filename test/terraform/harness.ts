@@ -32,6 +32,8 @@ export interface TfResult {
 export class TerraformHome {
   readonly root = mkdtempSync(join(tmpdir(), "tgw-tf-"));
   readonly #rc: string;
+  /** Extra environment of every terraform run (e.g. `TGW_TERRAFORM_REFRESH`). */
+  env: Record<string, string> = {};
 
   constructor(
     readonly apiUrl: string,
@@ -63,6 +65,7 @@ export class TerraformHome {
           TGW_API_URL: this.apiUrl,
           TGW_API_KEY: this.apiKey,
           NO_COLOR: "1",
+          ...this.env,
         },
       });
       let stdout = "";
