@@ -35,6 +35,11 @@ export interface PlanInput {
   state: StateSnapshot;
   /** Plan the deletion of every object the stack owns (`tgw destroy`). */
   destroy?: boolean;
+  /**
+   * Addresses to replace even if nothing changed (`--replace`: rotate an API key, re-issue a host
+   * certificate). An address that does not exist yet is simply created.
+   */
+  replace?: readonly string[];
 }
 
 /**
@@ -50,9 +55,10 @@ export function makePlan(input: PlanInput): Plan {
   const renewed = new Set<string>();
   const idOf = (address: string) => (renewed.has(address) ? undefined : byAddress.get(address)?.id);
 
+  const forced = new Set(input.replace ?? []);
   const changes: Change[] = [];
   for (const m of dependencyOrder(own.matches)) {
-    const change = planMatch(m, idOf);
+    const change = planMatch(m, idOf, forced.has(m.resource.address));
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
       if (returnsToken(change.kind)) {
@@ -81,6 +87,9 @@ export function makePlan(input: PlanInput): Plan {
     });
   }
   orderDeletes(changes, desired.resources);
+  // A requested replace keeps the object usable throughout: the new API key exists before the old goes.
+  for (const c of changes)
+    if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 
   return {
@@ -97,7 +106,7 @@ export function makePlan(input: PlanInput): Plan {
   };
 }
 
-function planMatch(m: Match, idOf: (address: string) => string | undefined): Change {
+function planMatch(m: Match, idOf: (address: string) => string | undefined, forceReplace = false): Change {
   const kind = getKind(m.resource.kind);
   const fields = resolveRefs(m.resource.fields, idOf);
   const after = desiredValues(kind, fields);
@@ -128,6 +137,16 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
   const markerField = kind.metadataField;
   if (m.needsMarker && markerField && !changed.includes(markerField))
     changed = [...changed, markerField].sort();
+  if (forceReplace && !kind.module) {
+    return {
+      ...common,
+      ...adopted,
+      action: "replace",
+      changedFields: changed,
+      replaceFields: replaceFields(kind, changed),
+      reason: "replacement requested with --replace",
+    };
+  }
   if (changed.length === 0) {
     return {
       ...common,

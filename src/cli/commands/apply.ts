@@ -35,16 +35,18 @@ import {
   type ApiCheckFlags,
   type CommonOptions,
   parsePositiveCount,
+  type ReplaceFlags,
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
   withApiCheck,
   withConfig,
+  withReplace,
   withSafety,
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags {
+export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -69,19 +71,22 @@ export function withApplyOptions(cmd: Command): Command {
 
 /** Registers `tgw apply`. */
 export const registerApply: RegisterCommand = (program) => {
-  withApplyOptions(
-    program
-      .command("apply")
-      .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
-      .addHelpText(
-        "after",
-        helpExamples(
-          "tgw apply -f infra/",
-          "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
-          "tgw apply tgw.plan                                  # exactly what was reviewed",
-        ),
-      )
-      .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
+  withReplace(
+    withApplyOptions(
+      program
+        .command("apply")
+        .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
+        .addHelpText(
+          "after",
+          helpExamples(
+            "tgw apply -f infra/",
+            "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
+            "tgw apply tgw.plan                                  # exactly what was reviewed",
+            "tgw apply -f infra/ --replace api_keys.ci          # rotate a key (new token)",
+          ),
+        )
+        .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
+    ),
   )
     .option(
       "--show-tokens",
@@ -195,6 +200,7 @@ export async function runApply(
           );
         };
 
+  const replace = saved ? saved.replace : opts.replace;
   let result: ReconcileResult | undefined;
   try {
     result = await reconcile({
@@ -215,6 +221,7 @@ export async function runApply(
         ...(approve ? { approve } : {}),
         ...(saved ? { saved: saved.check } : {}),
         apiIdentity: target.identity,
+        ...(replace ? { replace } : {}),
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
       },
     });

@@ -69,6 +69,20 @@ export function withConfig(cmd: Command): Command {
     );
 }
 
+/** `--replace` as commander parses it. */
+export interface ReplaceFlags {
+  replace?: string[];
+}
+
+/** Adds `--replace ADDRESS` (repeatable). */
+export function withReplace(cmd: Command): Command {
+  return cmd.option(
+    "--replace <address>",
+    "replace this object even if it did not change, e.g. api_keys.ci to rotate its token (repeatable)",
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
+}
+
 /** Adds `--max-deletes`, `--force`, `--allow-empty`. */
 export function withSafety(cmd: Command): Command {
   return cmd
@@ -112,6 +126,8 @@ export interface PlanFile {
   state?: string;
   /** Safety flags given to plan; apply checks the plan again with them. */
   safety: SafetyOptions;
+  /** `--replace` addresses given to plan; apply plans again with them. */
+  replace?: string[];
   /** What the plan was made against (engine `SavedPlanCheck`). */
   check: SavedPlanCheck;
   plan: JsonPlan;
@@ -121,7 +137,7 @@ export interface PlanFile {
 export async function writePlanFile(
   path: string,
   plan: Plan,
-  info: Pick<PlanFile, "config" | "state" | "safety">,
+  info: Pick<PlanFile, "config" | "state" | "safety" | "replace">,
 ): Promise<void> {
   const file: PlanFile = {
     tgw_plan: 1,
@@ -129,6 +145,7 @@ export async function writePlanFile(
     config: info.config,
     ...(info.state === undefined ? {} : { state: info.state }),
     safety: info.safety,
+    ...(info.replace && info.replace.length > 0 ? { replace: info.replace } : {}),
     check: { basis: plan.basis, digest: planDigest(plan), destroy: plan.destroy },
     plan: planToJson(plan),
   };
@@ -158,7 +175,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   return value;
 }
 
-interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags {
+interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags {
   json?: boolean;
   out?: string;
   detailedExitcode?: boolean;
@@ -166,23 +183,26 @@ interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags {
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withApiCheck(
-    withSafety(
-      withConfig(
-        program
-          .command("plan")
-          .description(
-            "show the changes that would make live state equal the configuration (changes nothing)",
-          )
-          .addHelpText(
-            "after",
-            helpExamples(
-              "tgw plan -f infra/",
-              "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-              "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-              "tgw plan -f infra/ --json",
+  withReplace(
+    withApiCheck(
+      withSafety(
+        withConfig(
+          program
+            .command("plan")
+            .description(
+              "show the changes that would make live state equal the configuration (changes nothing)",
+            )
+            .addHelpText(
+              "after",
+              helpExamples(
+                "tgw plan -f infra/",
+                "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+                "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+                "tgw plan -f infra/ --json",
+                "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
+              ),
             ),
-          ),
+        ),
       ),
     ),
   )
@@ -216,6 +236,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         lockHolder: holder("plan"),
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+        ...(opts.replace ? { replace: opts.replace } : {}),
       },
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
@@ -231,6 +252,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         config: ws.paths,
         ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
         safety,
+        ...(opts.replace ? { replace: opts.replace } : {}),
       });
       if (!opts.json)
         process.stdout.write(
