@@ -99,6 +99,11 @@ export interface Plan {
   /** Addresses dropped from the state because their object no longer exists (no API call). */
   forget: string[];
   basis: PlanBasis;
+  /**
+   * Present when `--target` / `--exclude` narrowed the plan (./targets.ts): it may not hold every
+   * change the configuration needs.
+   */
+  partial?: { target: string[]; exclude: string[] };
 }
 
 /** Counts of a plan's changes by effect. */

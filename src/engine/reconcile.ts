@@ -31,6 +31,7 @@ import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
+import { selectTargets } from "./targets.js";
 import { lostTokens, recoverTokenFiles } from "./tokens.js";
 
 /** Options of a reconcile. */
@@ -58,6 +59,10 @@ export interface ReconcileOptions extends SafetyOptions {
   refreshConcurrency?: number;
   /** Addresses to replace even if unchanged (`--replace`); checked by `checkReplaceAddresses`. */
   replace?: readonly string[];
+  /** Plan only these addresses and what they need (`--target`, ./targets.ts). */
+  target?: readonly string[];
+  /** Leave these addresses and what depends on them out of the plan (`--exclude`). */
+  exclude?: readonly string[];
   /**
    * The API of this run: a state recording another one is refused (./state-api.ts), and every write
    * records this one. Omitted: no check, nothing recorded.
@@ -136,12 +141,16 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       durationMs: performance.now() - t0,
     });
     if (!options.destroy) checkModuleParents(desired.resources, live);
-    const plan = makePlan({
+    const whole = makePlan({
       desired,
       live,
       state,
       destroy: options.destroy === true,
       ...(options.replace ? { replace: options.replace } : {}),
+    });
+    const plan = selectTargets(whole, {
+      ...(options.target ? { target: options.target } : {}),
+      ...(options.exclude ? { exclude: options.exclude } : {}),
     });
     emit({ type: "planned", plan });
     if (options.saved) checkSavedPlan(options.saved, plan);

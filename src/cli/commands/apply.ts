@@ -26,7 +26,7 @@ import {
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { parseDuration } from "../duration.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
-import { renderPlan } from "../render/human.js";
+import { partialWarning, renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { applySummary, lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
@@ -39,14 +39,17 @@ import {
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
+  type TargetFlags,
+  targetOptions,
   withApiCheck,
   withConfig,
   withReplace,
   withSafety,
+  withTargets,
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags {
+export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -56,7 +59,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, R
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withApiCheck(withSafety(withConfig(cmd)))
+  return withTargets(withApiCheck(withSafety(withConfig(cmd))))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -222,6 +225,7 @@ export async function runApply(
         ...(saved ? { saved: saved.check } : {}),
         apiIdentity: target.identity,
         ...(replace ? { replace } : {}),
+        ...targetOptions(saved ?? opts),
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
       },
     });
@@ -249,6 +253,7 @@ export async function runApply(
   if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
   if (lostWarning) out.write(`\n${lostWarning}`);
+  if (result.plan.partial) out.write(`\n${partialWarning(result.plan.partial, c)}\n`);
 }
 
 function jsonResult(

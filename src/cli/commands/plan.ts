@@ -69,6 +69,36 @@ export function withConfig(cmd: Command): Command {
     );
 }
 
+/** `--target` and `--exclude` as commander parses them. */
+export interface TargetFlags {
+  target?: string[];
+  exclude?: string[];
+}
+
+/** Adds `--target ADDRESS` and `--exclude ADDRESS` (repeatable; docs/plan.md > Targeting). */
+export function withTargets(cmd: Command): Command {
+  const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+  return cmd
+    .option(
+      "--target <address>",
+      "plan only this address (or collection, e.g. api_keys) and what it depends on (repeatable)",
+      collect,
+    )
+    .option(
+      "--exclude <address>",
+      "leave this address and what depends on it out of the plan (repeatable)",
+      collect,
+    );
+}
+
+/** The engine options of `--target` / `--exclude`. */
+export function targetOptions(flags: TargetFlags): { target?: string[]; exclude?: string[] } {
+  return {
+    ...(flags.target ? { target: flags.target } : {}),
+    ...(flags.exclude ? { exclude: flags.exclude } : {}),
+  };
+}
+
 /** `--replace` as commander parses it. */
 export interface ReplaceFlags {
   replace?: string[];
@@ -128,6 +158,9 @@ export interface PlanFile {
   safety: SafetyOptions;
   /** `--replace` addresses given to plan; apply plans again with them. */
   replace?: string[];
+  /** `--target` / `--exclude` given to plan; apply plans again with them. */
+  target?: string[];
+  exclude?: string[];
   /** What the plan was made against (engine `SavedPlanCheck`). */
   check: SavedPlanCheck;
   plan: JsonPlan;
@@ -137,7 +170,7 @@ export interface PlanFile {
 export async function writePlanFile(
   path: string,
   plan: Plan,
-  info: Pick<PlanFile, "config" | "state" | "safety" | "replace">,
+  info: Pick<PlanFile, "config" | "state" | "safety" | "replace" | "target" | "exclude">,
 ): Promise<void> {
   const file: PlanFile = {
     tgw_plan: 1,
@@ -146,6 +179,8 @@ export async function writePlanFile(
     ...(info.state === undefined ? {} : { state: info.state }),
     safety: info.safety,
     ...(info.replace && info.replace.length > 0 ? { replace: info.replace } : {}),
+    ...(info.target ? { target: info.target } : {}),
+    ...(info.exclude ? { exclude: info.exclude } : {}),
     check: { basis: plan.basis, digest: planDigest(plan), destroy: plan.destroy },
     plan: planToJson(plan),
   };
@@ -175,7 +210,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   return value;
 }
 
-interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags {
+interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
   json?: boolean;
   out?: string;
   detailedExitcode?: boolean;
@@ -183,25 +218,28 @@ interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, Replace
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withReplace(
-    withApiCheck(
-      withSafety(
-        withConfig(
-          program
-            .command("plan")
-            .description(
-              "show the changes that would make live state equal the configuration (changes nothing)",
-            )
-            .addHelpText(
-              "after",
-              helpExamples(
-                "tgw plan -f infra/",
-                "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-                "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-                "tgw plan -f infra/ --json",
-                "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
+  withTargets(
+    withReplace(
+      withApiCheck(
+        withSafety(
+          withConfig(
+            program
+              .command("plan")
+              .description(
+                "show the changes that would make live state equal the configuration (changes nothing)",
+              )
+              .addHelpText(
+                "after",
+                helpExamples(
+                  "tgw plan -f infra/",
+                  "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+                  "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+                  "tgw plan -f infra/ --json",
+                  "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
+                  "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
+                ),
               ),
-            ),
+          ),
         ),
       ),
     ),
@@ -237,6 +275,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
         ...(opts.replace ? { replace: opts.replace } : {}),
+        ...targetOptions(opts),
       },
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
@@ -253,6 +292,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
         safety,
         ...(opts.replace ? { replace: opts.replace } : {}),
+        ...targetOptions(opts),
       });
       if (!opts.json)
         process.stdout.write(

@@ -36,6 +36,7 @@ export const NO_CHANGES = "No changes. Live state matches the configuration.";
 /** Renders `plan` as text for a terminal (colours from `c`; pass a disabled set for plain text). */
 export function renderPlan(plan: Plan, c: Colors): string {
   const out: string[] = [];
+  if (plan.partial) out.push(partialWarning(plan.partial, c), "");
   const drifted = plan.changes.filter((ch) => ch.drift);
   if (drifted.length > 0) {
     out.push(c.bold("Objects changed outside tgw since the last apply (drift):"));
@@ -69,6 +70,15 @@ export function renderPlan(plan: Plan, c: Colors): string {
   if (adopted > 0 || plan.forget.length > 0) out.push("");
   out.push(acting.length > 0 ? c.bold(summaryLine(plan)) : c.green(NO_CHANGES));
   return `${out.join("\n")}\n`;
+}
+
+/** The warning of a plan narrowed by `--target` / `--exclude` (Terraform prints the same). */
+export function partialWarning(partial: NonNullable<Plan["partial"]>, c: Colors): string {
+  const flags = [
+    ...partial.target.map((a) => `--target ${a}`),
+    ...partial.exclude.map((a) => `--exclude ${a}`),
+  ].join(" ");
+  return `${c.yellow(c.bold("Warning:"))} this plan covers only part of the configuration (${flags}).\n  It may not hold every change the configuration needs: use targeting for exceptional cases\n  (recovering from a mistake, working around an API limit), then run tgw plan without it.`;
 }
 
 /** Where a field line's text starts (`      ~ `): multi-line values close their brackets there. */
