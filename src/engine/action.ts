@@ -66,6 +66,8 @@ export interface Change {
   drift?: boolean;
   /** The object was found through its ownership marker, not the state (the state is rebuilt on apply). */
   adopted?: boolean;
+  /** Renamed by a `moved:` entry from this address: the object is kept, its marker rewritten. */
+  movedFrom?: string;
   /** API key creates: where apply writes the token (as configured, relative to the config directory). */
   tokenFile?: string;
 }

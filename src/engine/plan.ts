@@ -23,6 +23,7 @@ import { diffValues, replaceFields } from "./diff.js";
 import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
+import { applyMoves, type Move } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
 import { DEPOSED_SUFFIX, type Match, matchOwnership } from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
@@ -40,6 +41,8 @@ export interface PlanInput {
    * certificate). An address that does not exist yet is simply created.
    */
   replace?: readonly string[];
+  /** The configuration's `moved:` entries (./moves.ts). */
+  moves?: readonly Move[];
 }
 
 /**
@@ -47,8 +50,10 @@ export interface PlanInput {
  * @throws DuplicateMarkerError when two live objects carry one address's marker.
  */
 export function makePlan(input: PlanInput): Plan {
-  const { desired, live, state } = input;
+  const { desired } = input;
   const destroy = input.destroy === true;
+  const moved = applyMoves(desired.stack, input.state, input.live, destroy ? [] : (input.moves ?? []));
+  const { live, state } = moved;
   const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
 
   const byAddress = new Map(own.matches.map((m) => [m.resource.address, m]));
@@ -86,6 +91,15 @@ export function makePlan(input: PlanInput): Plan {
       dependsOn: [],
     });
   }
+  const forget = [...own.forget];
+  for (const move of moved.applied) {
+    const change = changes.find((c) => c.address === move.to);
+    if (change && change.action !== "create" && change.action !== "replace") {
+      change.movedFrom = move.from;
+      change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${change.reason})`}`;
+    }
+    if (input.state.resources[move.from]) forget.push(move.from);
+  }
   orderDeletes(changes, desired.resources);
   // A requested replace keeps the object usable throughout: the new API key exists before the old goes.
   for (const c of changes)
@@ -96,11 +110,11 @@ export function makePlan(input: PlanInput): Plan {
     stack: desired.stack,
     destroy,
     changes,
-    forget: own.forget,
+    forget: forget.sort(),
     basis: {
       lineage: state.serial === 0 ? "" : state.lineage,
       serial: state.serial,
-      liveFingerprint: liveFingerprint(live),
+      liveFingerprint: liveFingerprint(input.live),
       desiredFingerprint: desiredFingerprint(desired),
     },
   };

@@ -32,7 +32,7 @@ import { checkPlanSafety, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
-import { lostTokens, recoverTokenFiles } from "./tokens.js";
+import { lostTokens, moveTokenFiles, recoverTokenFiles } from "./tokens.js";
 
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
@@ -147,6 +147,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       state,
       destroy: options.destroy === true,
       ...(options.replace ? { replace: options.replace } : {}),
+      ...(desired.moved ? { moves: desired.moved } : {}),
     });
     const plan = selectTargets(whole, {
       ...(options.target ? { target: options.target } : {}),
@@ -207,6 +208,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
         emit(e);
       },
     });
+    await moveTokenFiles(plan, desired);
     await reportLostTokens(plan, recovered);
     return { plan, applied: true, result, state: journal.snapshot };
   } finally {
