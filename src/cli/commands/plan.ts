@@ -25,6 +25,7 @@ import { ExitCode, UsageError } from "../../errors.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
+import { renderPlanMarkdown } from "../render/markdown.js";
 import { lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
@@ -212,6 +213,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
 
 interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
   json?: boolean;
+  format?: string;
   out?: string;
   detailedExitcode?: boolean;
 }
@@ -235,6 +237,7 @@ export const registerPlan: RegisterCommand = (program) => {
                   "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
                   "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
                   "tgw plan -f infra/ --json",
+                  "tgw plan -f infra/ --format markdown > plan.md   # a pull request comment",
                   "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
                   "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
                 ),
@@ -244,7 +247,11 @@ export const registerPlan: RegisterCommand = (program) => {
       ),
     ),
   )
-    .option("--json", "print the plan as JSON (format in docs/plan.md)")
+    .option("--json", "print the plan as JSON (format in docs/plan.md); same as --format json")
+    .option(
+      "--format <format>",
+      "human (default), json, or markdown (a pull request comment: summary table, one collapsible block per change)",
+    )
     .option("--out <file>", "save the plan to FILE, to apply exactly it with tgw apply FILE")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .action(async (opts: PlanOptions) => {
@@ -253,13 +260,22 @@ export const registerPlan: RegisterCommand = (program) => {
 };
 
 async function runPlan(opts: PlanOptions): Promise<number> {
+  const format = opts.json ? "json" : (opts.format ?? "human");
+  if (!["human", "json", "markdown"].includes(format))
+    throw new UsageError(`--format must be human, json or markdown, got "${format}"`);
+  if (opts.json && opts.format !== undefined && opts.format !== "json")
+    throw new UsageError("--json and --format disagree: give one");
   const ws = await openWorkspace(opts);
   const target = await openTarget({ configDir: ws.configDir, readOnly: true });
   let planned: Plan | undefined;
   const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
     process.stdout.write(
-      opts.json ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlan(plan, color),
+      format === "json"
+        ? `${JSON.stringify(planToJson(plan), null, 2)}\n`
+        : format === "markdown"
+          ? renderPlanMarkdown(plan)
+          : renderPlan(plan, color),
     );
   };
   try {
@@ -294,7 +310,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         ...(opts.replace ? { replace: opts.replace } : {}),
         ...targetOptions(opts),
       });
-      if (!opts.json)
+      if (format === "human")
         process.stdout.write(
           color.dim(`Saved the plan to ${opts.out}; apply it with: tgw apply ${opts.out}\n`),
         );
