@@ -94,6 +94,26 @@ export function generateConfigSchema(): string {
       description:
         "marker: tgw writes an ownership marker into each resource's metadata; state-only: the state store alone records ownership.",
     },
+    moved: {
+      type: ["array", "null"],
+      description:
+        "Resources renamed without recreating them: the object of from becomes to (its ownership marker is rewritten with one PATCH). See docs/configuration.md.",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["from", "to"],
+        properties: {
+          from: {
+            type: "string",
+            description: "The old address, e.g. api_keys.ci (no longer in the configuration).",
+          },
+          to: {
+            type: "string",
+            description: "The new address, e.g. api_keys.deployer (in the configuration).",
+          },
+        },
+      },
+    },
   };
   const defs: Record<string, Schema> = {
     name: {

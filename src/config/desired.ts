@@ -76,4 +76,6 @@ export interface DesiredState {
   files: string[];
   /** The directory of the configuration (state defaults to `<configDir>/.tgw/state.json`). */
   configDir: string;
+  /** `moved:` entries: addresses renamed without recreating their objects (absent: none). */
+  moved?: { from: string; to: string }[];
 }

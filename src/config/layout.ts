@@ -12,6 +12,7 @@ import { collections, type KindDescriptor } from "../model/index.js";
 import type { ProblemList } from "./errors.js";
 import { explainId } from "./ids.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
+import { type MovedEntry, readMoved } from "./moved.js";
 import { childPath } from "./paths.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
 import { didYouMean, listWords } from "./words.js";
@@ -49,11 +50,13 @@ export interface DocumentLayout {
   stack?: Setting<string>;
   ownership?: Setting<OwnershipMode>;
   entries: RawEntry[];
+  /** `moved:` entries (./moved.ts). */
+  moved: MovedEntry[];
 }
 
 /** Reads the layout of one document root; problems go to `problems`. */
 export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
-  const layout: DocumentLayout = { entries: [] };
+  const layout: DocumentLayout = { entries: [], moved: [] };
   if (root.type === "scalar" && root.value === null) return layout;
   if (root.type !== "map") {
     problems.add(root.pos, "", `a configuration file must be a mapping (got ${describeNode(root)})`);
@@ -61,7 +64,7 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
   }
   const cols = collections();
   const tree = moduleTree();
-  const known = ["stack", "ownership", ...cols.keys(), ...tree.literals.keys()];
+  const known = ["stack", "ownership", "moved", ...cols.keys(), ...tree.literals.keys()];
   for (const { key, keyPos, value } of root.entries) {
     if (key === "stack") {
       if (value.type !== "scalar" || typeof value.value !== "string") {
@@ -80,6 +83,10 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
       if (!OWNERSHIP_MODES.includes(v as OwnershipMode)) {
         problems.add(value.pos, key, `must be ${listWords([...OWNERSHIP_MODES])}`);
       } else layout.ownership = { value: v as OwnershipMode, pos: value.pos };
+      continue;
+    }
+    if (key === "moved") {
+      layout.moved.push(...readMoved(value, problems));
       continue;
     }
     const kind = cols.get(key);

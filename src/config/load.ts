@@ -16,6 +16,7 @@ import { fileRoots } from "./file-read.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
 import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
 import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
+import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
@@ -54,6 +55,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const stacks: Setting<string>[] = [];
   const ownerships: Setting<OwnershipMode>[] = [];
   const raw: RawEntry[] = [];
+  const movedEntries: MovedEntry[] = [];
   for (const abs of files) {
     const file = display(abs);
     dirs.set(file, dirname(abs));
@@ -69,6 +71,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       if (layout.stack) stacks.push(layout.stack);
       if (layout.ownership) ownerships.push(layout.ownership);
       raw.push(...layout.entries);
+      movedEntries.push(...layout.moved);
     }
   }
 
@@ -115,11 +118,22 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
 
   checkSchema(entries, { stack, ownership, problems });
   for (const rule of RULES) rule.check({ entries, byAddress, stack, ownership, problems, display });
+  const moved = checkMoved(movedEntries, new Set(byAddress.keys()), problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
   const resources = entries.map(toDesired).sort((a, b) => (a.address < b.address ? -1 : 1));
   const allFiles = [...new Set([...files, ...ctx.filesRead])].sort();
-  return { desired: { stack, ownership, resources, files: allFiles, configDir }, configFiles: files };
+  return {
+    desired: {
+      stack,
+      ownership,
+      resources,
+      files: allFiles,
+      configDir,
+      ...(moved.length > 0 ? { moved } : {}),
+    },
+    configFiles: files,
+  };
 }
 
 /** One value for a setting written in several documents; differing values are problems. */

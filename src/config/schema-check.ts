@@ -148,8 +148,12 @@ function messageFor(entry: Entry, error: ErrorObject, value: unknown, ctx: Schem
       const quote = types.includes("string") && (typeof value === "number" || typeof value === "boolean");
       return `must be ${listWords(types.map(typeWord))} (got ${typeName(value)})${quote ? ": put it in quotes" : ""}`;
     }
-    case "enum":
-      return `must be ${listWords((params.allowedValues as unknown[]).map((v) => JSON.stringify(v)))}`;
+    case "enum": {
+      const allowed = params.allowedValues as unknown[];
+      const words = allowed.filter((v): v is string => typeof v === "string");
+      const hint = typeof value === "string" ? didYouMean(value, words) : "";
+      return `must be ${listWords(allowed.map((v) => JSON.stringify(v)))}${hint}`;
+    }
     case "const":
       return `must be ${JSON.stringify(params.allowedValue)}`;
     case "format": {

@@ -11,7 +11,18 @@
  *   only (later ones are mostly echoes);
  * - several documents in one file (`---`) are several roots; empty documents are skipped.
  */
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import {
+  CST,
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  Parser,
+  parseAllDocuments,
+} from "yaml";
 import type { ProblemList } from "./errors.js";
 import { childPath, itemPath } from "./paths.js";
 
@@ -42,6 +53,25 @@ export interface SeqNode {
   items: Node[];
   pos: Position;
 }
+/**
+ * Where the quoted scalar that reaches `offset` starts. The YAML parser reports an unterminated quote
+ * where the text ends (it reads everything after the quote as the scalar), which is far from the
+ * mistake; the opening quote is what to fix. `offset` itself when no quoted scalar reaches it.
+ */
+function unterminatedStart(text: string, offset: number): number {
+  let start = offset;
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== "document") continue;
+    CST.visit(token, (item) => {
+      for (const node of [item.key, item.value]) {
+        if (node?.type !== "double-quoted-scalar" && node?.type !== "single-quoted-scalar") continue;
+        if (node.offset <= offset && node.offset + node.source.length >= offset) start = node.offset;
+      }
+    });
+  }
+  return start;
+}
+
 /** A YAML value with its position. */
 export type Node = ScalarNode | MapNode | SeqNode;
 
@@ -72,7 +102,7 @@ export function parseYaml(file: string, text: string, problems: ProblemList): No
   if (syntaxError || warning) {
     const e = (syntaxError ?? warning) as NonNullable<typeof syntaxError | typeof warning>;
     problems.add(
-      at(e.pos[0]),
+      at(e.code === "MISSING_CHAR" ? unterminatedStart(text, e.pos[0]) : e.pos[0]),
       "",
       `YAML ${syntaxError ? "syntax error" : "problem"}: ${firstLine(e.message)}`,
     );

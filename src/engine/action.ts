@@ -66,6 +66,8 @@ export interface Change {
   drift?: boolean;
   /** The object was found through its ownership marker, not the state (the state is rebuilt on apply). */
   adopted?: boolean;
+  /** Renamed by a `moved:` entry from this address: the object is kept, its marker rewritten. */
+  movedFrom?: string;
   /** API key creates: where apply writes the token (as configured, relative to the config directory). */
   tokenFile?: string;
   /** What the configuration calls the object besides its address: a CDKTF construct path. Display only. */
@@ -101,6 +103,11 @@ export interface Plan {
   /** Addresses dropped from the state because their object no longer exists (no API call). */
   forget: string[];
   basis: PlanBasis;
+  /**
+   * Present when `--target` / `--exclude` narrowed the plan (./targets.ts): it may not hold every
+   * change the configuration needs.
+   */
+  partial?: { target: string[]; exclude: string[] };
 }
 
 /** Counts of a plan's changes by effect. */

@@ -65,3 +65,4 @@ export { type RefreshOptions, type RefreshScope, refresh, refreshScope } from ".
 export { checkPlanSafety, type SafetyOptions } from "./safety.js";
 export { checkSavedPlan, planDigest, type SavedPlanCheck } from "./saved-plan.js";
 export { checkStateApi, describeApi, sameApi } from "./state-api.js";
+export { matchesAddress, selectTargets, type TargetOptions } from "./targets.js";

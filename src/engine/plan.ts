@@ -23,6 +23,7 @@ import { diffValues, replaceFields } from "./diff.js";
 import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
+import { applyMoves, type Move } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
 import { DEPOSED_SUFFIX, DUPLICATE_SUFFIX, type Match, matchOwnership } from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
@@ -35,6 +36,13 @@ export interface PlanInput {
   state: StateSnapshot;
   /** Plan the deletion of every object the stack owns (`tgw destroy`). */
   destroy?: boolean;
+  /**
+   * Addresses to replace even if nothing changed (`--replace`: rotate an API key, re-issue a host
+   * certificate). An address that does not exist yet is simply created.
+   */
+  replace?: readonly string[];
+  /** The configuration's `moved:` entries (./moves.ts). */
+  moves?: readonly Move[];
 }
 
 /**
@@ -42,17 +50,20 @@ export interface PlanInput {
  * address's marker) are deleted, each as its own change `<address>#duplicate:<id>`.
  */
 export function makePlan(input: PlanInput): Plan {
-  const { desired, live, state } = input;
+  const { desired } = input;
   const destroy = input.destroy === true;
+  const moved = applyMoves(desired.stack, input.state, input.live, destroy ? [] : (input.moves ?? []));
+  const { live, state } = moved;
   const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
 
   const byAddress = new Map(own.matches.map((m) => [m.resource.address, m]));
   const renewed = new Set<string>();
   const idOf = (address: string) => (renewed.has(address) ? undefined : byAddress.get(address)?.id);
 
+  const forced = new Set(input.replace ?? []);
   const changes: Change[] = [];
   for (const m of dependencyOrder(own.matches)) {
-    const change = planMatch(m, idOf);
+    const change = planMatch(m, idOf, forced.has(m.resource.address));
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
       if (returnsToken(change.kind)) {
@@ -95,24 +106,36 @@ export function makePlan(input: PlanInput): Plan {
       dependsOn: [],
     });
   }
+  const forget = [...own.forget];
+  for (const move of moved.applied) {
+    const change = changes.find((c) => c.address === move.to);
+    if (change && change.action !== "create" && change.action !== "replace") {
+      change.movedFrom = move.from;
+      change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${change.reason})`}`;
+    }
+    if (input.state.resources[move.from]) forget.push(move.from);
+  }
   orderDeletes(changes, desired.resources);
+  // A requested replace keeps the object usable throughout: the new API key exists before the old goes.
+  for (const c of changes)
+    if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 
   return {
     stack: desired.stack,
     destroy,
     changes,
-    forget: own.forget,
+    forget: forget.sort(),
     basis: {
       lineage: state.serial === 0 ? "" : state.lineage,
       serial: state.serial,
-      liveFingerprint: liveFingerprint(live),
+      liveFingerprint: liveFingerprint(input.live),
       desiredFingerprint: desiredFingerprint(desired),
     },
   };
 }
 
-function planMatch(m: Match, idOf: (address: string) => string | undefined): Change {
+function planMatch(m: Match, idOf: (address: string) => string | undefined, forceReplace = false): Change {
   const kind = getKind(m.resource.kind);
   const fields = resolveRefs(m.resource.fields, idOf);
   const after = desiredValues(kind, fields);
@@ -148,6 +171,16 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined): Cha
   const markerField = kind.metadataField;
   if (m.needsMarker && markerField && !changed.includes(markerField))
     changed = [...changed, markerField].sort();
+  if (forceReplace && !kind.module) {
+    return {
+      ...common,
+      ...adopted,
+      action: "replace",
+      changedFields: changed,
+      replaceFields: replaceFields(kind, changed),
+      reason: "replacement requested with --replace",
+    };
+  }
   if (changed.length === 0) {
     return {
       ...common,

@@ -13,6 +13,8 @@
 
 import type { Api } from "../client/index.js";
 import type { DesiredState } from "../config/desired.js";
+import { didYouMean } from "../config/words.js";
+import { UsageError } from "../errors.js";
 import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
@@ -29,7 +31,8 @@ import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
-import { lostTokens, recoverTokenFiles } from "./tokens.js";
+import { selectTargets } from "./targets.js";
+import { lostTokens, moveTokenFiles, recoverTokenFiles } from "./tokens.js";
 
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
@@ -54,6 +57,12 @@ export interface ReconcileOptions extends SafetyOptions {
   saved?: SavedPlanCheck;
   /** Refresh concurrency (lists and module reads in flight); default 4. */
   refreshConcurrency?: number;
+  /** Addresses to replace even if unchanged (`--replace`); checked by `checkReplaceAddresses`. */
+  replace?: readonly string[];
+  /** Plan only these addresses and what they need (`--target`, ./targets.ts). */
+  target?: readonly string[];
+  /** Leave these addresses and what depends on them out of the plan (`--exclude`). */
+  exclude?: readonly string[];
   /**
    * The API of this run: a state recording another one is refused (./state-api.ts), and every write
    * records this one. Omitted: no check, nothing recorded.
@@ -132,7 +141,18 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       durationMs: performance.now() - t0,
     });
     if (!options.destroy) checkModuleParents(desired.resources, live);
-    const plan = makePlan({ desired, live, state, destroy: options.destroy === true });
+    const whole = makePlan({
+      desired,
+      live,
+      state,
+      destroy: options.destroy === true,
+      ...(options.replace ? { replace: options.replace } : {}),
+      ...(desired.moved ? { moves: desired.moved } : {}),
+    });
+    const plan = selectTargets(whole, {
+      ...(options.target ? { target: options.target } : {}),
+      ...(options.exclude ? { exclude: options.exclude } : {}),
+    });
     emit({ type: "planned", plan });
     if (options.saved) checkSavedPlan(options.saved, plan);
     checkPlanSafety(plan, desired, options);
@@ -143,6 +163,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     for (const t of await lostTokens(plan, desired, recovered)) emit({ type: "token_lost", ...t });
   };
 
+  if (options.replace) checkReplaceAddresses(desired, options.replace);
   let unlock: Unlock | undefined;
   try {
     if (mode === "apply" && lockScope === "run") unlock = await lock();
@@ -187,10 +208,29 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
         emit(e);
       },
     });
+    await moveTokenFiles(plan, desired);
     await reportLostTokens(plan, recovered);
     return { plan, applied: true, result, state: journal.snapshot };
   } finally {
     await unlock?.();
+  }
+}
+
+/**
+ * Refuses `--replace` addresses that the configuration does not have, or that are modules (a module's
+ * identity is its path: it can only be set again, which a changed field does).
+ * @throws UsageError naming the address, with the closest one of the configuration.
+ */
+export function checkReplaceAddresses(desired: DesiredState, addresses: readonly string[]): void {
+  const known = new Map(desired.resources.map((r) => [r.address, r]));
+  for (const address of addresses) {
+    const r = known.get(address);
+    if (!r) {
+      throw new UsageError(
+        `--replace ${address}: no such address in the configuration${didYouMean(address, known.keys())}`,
+      );
+    }
+    if (getKind(r.kind).module) throw new UsageError(`--replace ${address}: a module cannot be replaced`);
   }
 }
 

@@ -109,7 +109,8 @@ export async function lostTokens(
     else if (
       (c.action === "no-op" || c.action === "update") &&
       c.id &&
-      !(await exists(tokenFilePath(configured, desired.configDir)))
+      !(await exists(tokenFilePath(configured, desired.configDir))) &&
+      !(c.movedFrom && (await exists(movedTokenFile(c.movedFrom, desired.configDir))))
     )
       lost.push({ address: c.address, id: c.id, file });
   }
@@ -121,4 +122,30 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The default token file of an address that is no longer in the configuration (a `moved:` `from`). */
+function movedTokenFile(from: string, configDir: string): string {
+  return resolve(configDir, ".tgw", "secrets", `${from.slice(from.indexOf(".") + 1)}.token`);
+}
+
+/**
+ * Moves the token file of each renamed API key (`moved:`) from the old address's default file to the
+ * new address's token file, unless that one exists: a rename keeps the token.
+ * @returns the addresses whose token file was moved.
+ */
+export async function moveTokenFiles(plan: Plan, desired: DesiredState): Promise<string[]> {
+  const resources = new Map(desired.resources.map((r) => [r.address, r]));
+  const moved: string[] = [];
+  for (const c of plan.changes) {
+    const r = resources.get(c.address);
+    if (!c.movedFrom || !r || !returnsToken(c.kind)) continue;
+    const from = movedTokenFile(c.movedFrom, desired.configDir);
+    const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
+    if (from === to || (await exists(to)) || !(await exists(from))) continue;
+    await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+    await rename(from, to);
+    moved.push(c.address);
+  }
+  return moved;
 }

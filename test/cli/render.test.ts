@@ -102,6 +102,9 @@ describe("human plan", () => {
 
   # api_keys.old will be deleted (no longer in the configuration (found by its ownership marker))
   - api_keys.old (api_key) ak_9
+      - description = ""
+      - metadata    = ""
+      - owner_id    = "usr_1"
 
   # edges.https.edghts_1.routes.edghtsrt_1.oidc will be updated in place (PUT) (client_secret changed)
   ~ edges.https.edghts_1.routes.edghtsrt_1.oidc (oidc)
@@ -150,7 +153,10 @@ describe("human plan", () => {
   # ssh_host_certificates.h must be replaced (principals cannot change in place)
 -/+ ssh_host_certificates.h (ssh_host_certificate) shcrt_1
       ~ id         = "shcrt_1" -> (known after apply)
-      ~ principals = ["a.example.com"] -> ["a.example.com", "b.example.com"] # forces replacement
+      ~ principals = [
+          + "b.example.com",
+            # (1 unchanged element hidden)
+        ] # forces replacement
 
   # tunnel_group_backends.web will be updated in place (description changed)
   ~ tunnel_group_backends.web (tunnel_group_backend) bkdtg_1

@@ -39,7 +39,8 @@ describe("long waits", () => {
     await expect(api.get("/api_keys")).rejects.toThrow();
     await api.close();
     expect(waits[0]).toMatchObject({ method: "GET", path: "/api_keys", for: "response", timeoutMs: 3_500 });
-    expect(waits[0]?.waitedMs).toBeGreaterThanOrEqual(2_000);
+    // Timers may fire a hair early against performance.now().
+    expect(waits[0]?.waitedMs).toBeGreaterThanOrEqual(1_900);
   });
 
   it("--debug logs each API call: method, path, status and time, never the key", async () => {

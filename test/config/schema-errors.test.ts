@@ -44,7 +44,7 @@ describe("YAML itself", () => {
 describe("layout", () => {
   it("reports unknown top-level keys with a suggestion, and ignores x- keys", async () => {
     expect(await problems({ "a.yaml": yaml("x-anchors: {a: 1}", "api_key:", "  ci: {}") })).toEqual([
-      "a.yaml:2:1: api_key: unknown top-level key (did you mean api_keys?); expected stack, ownership, api_keys, event_destinations, event_subscriptions, ip_restrictions, ssh_credentials, ssh_host_certificates, tls_certificates, tunnel_group_backends, edges or x-... (free, e.g. for anchors)",
+      "a.yaml:2:1: api_key: unknown top-level key (did you mean api_keys?); expected stack, ownership, moved, api_keys, event_destinations, event_subscriptions, ip_restrictions, ssh_credentials, ssh_host_certificates, tls_certificates, tunnel_group_backends, edges or x-... (free, e.g. for anchors)",
     ]);
   });
 
@@ -110,7 +110,7 @@ describe("fields against the kind's schema", () => {
       "a.yaml:2:3: ssh_credentials.deploy.public_key: is required",
       "a.yaml:3:18: ssh_credentials.deploy.description: must be a string (got a whole number): put it in quotes",
       "a.yaml:4:29: ssh_credentials.deploy.acl[1]: must be an ACL rule: *, bind:<domain>, bind:*.<domain>, bind:<host>:<port>, bind:<key>=<value> or bind:*=<value>",
-      'a.yaml:7:11: ip_restrictions.office.type: must be "dashboard", "api", "agent" or "endpoints"',
+      'a.yaml:7:11: ip_restrictions.office.type: must be "dashboard", "api", "agent" or "endpoints" (did you mean dashboard?)',
       "a.yaml:8:20: ip_restrictions.office.ip_policy_ids: must have at least 1 item",
       "a.yaml:11:31: tunnel_group_backends.web.labels.port: must be a string (got a whole number): put it in quotes",
       "a.yaml:12:22: tunnel_group_backends.web.prevent_destroy: must be true or false (got a string)",

@@ -81,7 +81,10 @@ Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.
 -/+ ssh_host_certificates.bastion (ssh_host_certificate) <id>
       ~ description = "" -> "bastion"
       ~ id          = "<id>" -> (known after apply)
-      ~ principals  = ["a.example.com"] -> ["a.example.com", "b.example.com"] # forces replacement
+      ~ principals  = [
+          + "b.example.com",
+            # (1 unchanged element hidden)
+        ] # forces replacement
 
 Plan: 0 to create, 0 to update, 1 to replace, 0 to delete.
 `,
@@ -124,9 +127,13 @@ Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.
 
   # api_keys.old will be deleted (no longer in the configuration)
   - api_keys.old (api_key) <id>
+      - description = ""
+      - metadata    = ""
+      - owner_id    = "usr_admin"
 
   # ${ROUTE}.compression will be deleted (no longer in the configuration)
   - ${ROUTE}.compression (compression)
+      - enabled = true
 
 Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.
 `,

@@ -26,7 +26,7 @@ import {
 import { ExitCode, TgwError, UsageError } from "../../errors.js";
 import { parseDuration } from "../duration.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
-import { renderPlan } from "../render/human.js";
+import { partialWarning, renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { applySummary, lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
@@ -35,16 +35,21 @@ import {
   type ApiCheckFlags,
   type CommonOptions,
   parsePositiveCount,
+  type ReplaceFlags,
   readPlanFile,
   type SafetyFlags,
   safetyOptions,
+  type TargetFlags,
+  targetOptions,
   withApiCheck,
   withConfig,
+  withReplace,
   withSafety,
+  withTargets,
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags {
+export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -54,7 +59,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags {
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withApiCheck(withSafety(withConfig(cmd)))
+  return withTargets(withApiCheck(withSafety(withConfig(cmd))))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -69,19 +74,22 @@ export function withApplyOptions(cmd: Command): Command {
 
 /** Registers `tgw apply`. */
 export const registerApply: RegisterCommand = (program) => {
-  withApplyOptions(
-    program
-      .command("apply")
-      .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
-      .addHelpText(
-        "after",
-        helpExamples(
-          "tgw apply -f infra/",
-          "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
-          "tgw apply tgw.plan                                  # exactly what was reviewed",
-        ),
-      )
-      .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
+  withReplace(
+    withApplyOptions(
+      program
+        .command("apply")
+        .description("make live state equal the configuration (or apply a plan saved by tgw plan --out)")
+        .addHelpText(
+          "after",
+          helpExamples(
+            "tgw apply -f infra/",
+            "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
+            "tgw apply tgw.plan                                  # exactly what was reviewed",
+            "tgw apply -f infra/ --replace api_keys.ci          # rotate a key (new token)",
+          ),
+        )
+        .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
+    ),
   )
     .option(
       "--show-tokens",
@@ -195,6 +203,7 @@ export async function runApply(
           );
         };
 
+  const replace = saved ? saved.replace : opts.replace;
   let result: ReconcileResult | undefined;
   try {
     result = await reconcile({
@@ -215,6 +224,8 @@ export async function runApply(
         ...(approve ? { approve } : {}),
         ...(saved ? { saved: saved.check } : {}),
         apiIdentity: target.identity,
+        ...(replace ? { replace } : {}),
+        ...targetOptions(saved ?? opts),
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
       },
     });
@@ -242,6 +253,7 @@ export async function runApply(
   if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
   if (lostWarning) out.write(`\n${lostWarning}`);
+  if (result.plan.partial) out.write(`\n${partialWarning(result.plan.partial, c)}\n`);
 }
 
 function jsonResult(

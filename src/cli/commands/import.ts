@@ -4,32 +4,34 @@
  * `ownership: state-only`) and records it in the state. A module is imported by its address alone.
  * Then `tgw plan` shows how the object differs from the configuration.
  */
-import { importResource } from "../../engine/index.js";
+import { checkStateApi, importResource } from "../../engine/index.js";
 import { parseDuration } from "../duration.js";
-import { color, helpExamples } from "../output.js";
+import { color, helpExamples, warn } from "../output.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
-import { type CommonOptions, withConfig } from "./plan.js";
+import { type ApiCheckFlags, type CommonOptions, withApiCheck, withConfig } from "./plan.js";
 
-interface ImportOptions extends CommonOptions {
+interface ImportOptions extends CommonOptions, ApiCheckFlags {
   lockTimeout?: string;
 }
 
 /** Registers `tgw import`. */
 export const registerImport: RegisterCommand = (program) => {
-  withConfig(
-    program
-      .command("import")
-      .description("adopt an existing object as ADDRESS of the configuration (writes its ownership marker)")
-      .addHelpText(
-        "after",
-        helpExamples(
-          "tgw import api_keys.legacy ak_2Ab3Cd -f infra/",
-          "tgw import edges.tls.edgtls_123.backend -f infra/   # a module: its address is its identity",
-        ),
-      )
-      .argument("<address>", "address in the configuration, e.g. api_keys.ci")
-      .argument("[id]", "id of the live object, e.g. ak_123 (modules: omit, their path is their id)"),
+  withApiCheck(
+    withConfig(
+      program
+        .command("import")
+        .description("adopt an existing object as ADDRESS of the configuration (writes its ownership marker)")
+        .addHelpText(
+          "after",
+          helpExamples(
+            "tgw import api_keys.legacy ak_2Ab3Cd -f infra/",
+            "tgw import edges.tls.edgtls_123.backend -f infra/   # a module: its address is its identity",
+          ),
+        )
+        .argument("<address>", "address in the configuration, e.g. api_keys.ci")
+        .argument("[id]", "id of the live object, e.g. ak_123 (modules: omit, their path is their id)"),
+    ),
   )
     .option("--lock-timeout <duration>", "how long to wait for the state lock (default 0s)")
     .action(async (address: string, id: string | undefined, opts: ImportOptions) => {
@@ -37,6 +39,12 @@ export const registerImport: RegisterCommand = (program) => {
       const ws = await openWorkspace(opts);
       const target = await openTarget({ configDir: ws.configDir });
       try {
+        // The state must belong to this API (docs/state.md > Which API a state belongs to).
+        const warnings = checkStateApi(await ws.store.read(), target.identity, {
+          location: ws.store.location,
+          ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+        });
+        for (const w of warnings) warn(w);
         const { record, markerWritten } = await importResource({
           desired: ws.desired,
           api: target.api,

@@ -25,6 +25,7 @@ import { ExitCode, UsageError } from "../../errors.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
 import { renderPlan } from "../render/human.js";
 import { type JsonPlan, planToJson } from "../render/json.js";
+import { renderPlanMarkdown } from "../render/markdown.js";
 import { lostTokenWarning, progressLine } from "../render/progress.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
@@ -67,6 +68,50 @@ export function withConfig(cmd: Command): Command {
       "--state <path>",
       "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
     );
+}
+
+/** `--target` and `--exclude` as commander parses them. */
+export interface TargetFlags {
+  target?: string[];
+  exclude?: string[];
+}
+
+/** Adds `--target ADDRESS` and `--exclude ADDRESS` (repeatable; docs/plan.md > Targeting). */
+export function withTargets(cmd: Command): Command {
+  const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+  return cmd
+    .option(
+      "--target <address>",
+      "plan only this address (or collection, e.g. api_keys) and what it depends on (repeatable)",
+      collect,
+    )
+    .option(
+      "--exclude <address>",
+      "leave this address and what depends on it out of the plan (repeatable)",
+      collect,
+    );
+}
+
+/** The engine options of `--target` / `--exclude`. */
+export function targetOptions(flags: TargetFlags): { target?: string[]; exclude?: string[] } {
+  return {
+    ...(flags.target ? { target: flags.target } : {}),
+    ...(flags.exclude ? { exclude: flags.exclude } : {}),
+  };
+}
+
+/** `--replace` as commander parses it. */
+export interface ReplaceFlags {
+  replace?: string[];
+}
+
+/** Adds `--replace ADDRESS` (repeatable). */
+export function withReplace(cmd: Command): Command {
+  return cmd.option(
+    "--replace <address>",
+    "replace this object even if it did not change, e.g. api_keys.ci to rotate its token (repeatable)",
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
 }
 
 /** Adds `--max-deletes`, `--force`, `--allow-empty`. */
@@ -112,6 +157,11 @@ export interface PlanFile {
   state?: string;
   /** Safety flags given to plan; apply checks the plan again with them. */
   safety: SafetyOptions;
+  /** `--replace` addresses given to plan; apply plans again with them. */
+  replace?: string[];
+  /** `--target` / `--exclude` given to plan; apply plans again with them. */
+  target?: string[];
+  exclude?: string[];
   /** What the plan was made against (engine `SavedPlanCheck`). */
   check: SavedPlanCheck;
   plan: JsonPlan;
@@ -121,7 +171,7 @@ export interface PlanFile {
 export async function writePlanFile(
   path: string,
   plan: Plan,
-  info: Pick<PlanFile, "config" | "state" | "safety">,
+  info: Pick<PlanFile, "config" | "state" | "safety" | "replace" | "target" | "exclude">,
 ): Promise<void> {
   const file: PlanFile = {
     tgw_plan: 1,
@@ -129,6 +179,9 @@ export async function writePlanFile(
     config: info.config,
     ...(info.state === undefined ? {} : { state: info.state }),
     safety: info.safety,
+    ...(info.replace && info.replace.length > 0 ? { replace: info.replace } : {}),
+    ...(info.target ? { target: info.target } : {}),
+    ...(info.exclude ? { exclude: info.exclude } : {}),
     check: { basis: plan.basis, digest: planDigest(plan), destroy: plan.destroy },
     plan: planToJson(plan),
   };
@@ -158,35 +211,47 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   return value;
 }
 
-interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags {
+interface PlanOptions extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
   json?: boolean;
+  format?: string;
   out?: string;
   detailedExitcode?: boolean;
 }
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withApiCheck(
-    withSafety(
-      withConfig(
-        program
-          .command("plan")
-          .description(
-            "show the changes that would make live state equal the configuration (changes nothing)",
-          )
-          .addHelpText(
-            "after",
-            helpExamples(
-              "tgw plan -f infra/",
-              "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-              "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-              "tgw plan -f infra/ --json",
-            ),
+  withTargets(
+    withReplace(
+      withApiCheck(
+        withSafety(
+          withConfig(
+            program
+              .command("plan")
+              .description(
+                "show the changes that would make live state equal the configuration (changes nothing)",
+              )
+              .addHelpText(
+                "after",
+                helpExamples(
+                  "tgw plan -f infra/",
+                  "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+                  "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+                  "tgw plan -f infra/ --json",
+                  "tgw plan -f infra/ --format markdown > plan.md   # a pull request comment",
+                  "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
+                  "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
+                ),
+              ),
           ),
+        ),
       ),
     ),
   )
-    .option("--json", "print the plan as JSON (format in docs/plan.md)")
+    .option("--json", "print the plan as JSON (format in docs/plan.md); same as --format json")
+    .option(
+      "--format <format>",
+      "human (default), json, or markdown (a pull request comment: summary table, one collapsible block per change)",
+    )
     .option("--out <file>", "save the plan to FILE, to apply exactly it with tgw apply FILE")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .action(async (opts: PlanOptions) => {
@@ -195,13 +260,22 @@ export const registerPlan: RegisterCommand = (program) => {
 };
 
 async function runPlan(opts: PlanOptions): Promise<number> {
+  const format = opts.json ? "json" : (opts.format ?? "human");
+  if (!["human", "json", "markdown"].includes(format))
+    throw new UsageError(`--format must be human, json or markdown, got "${format}"`);
+  if (opts.json && opts.format !== undefined && opts.format !== "json")
+    throw new UsageError("--json and --format disagree: give one");
   const ws = await openWorkspace(opts);
   const target = await openTarget({ configDir: ws.configDir, readOnly: true });
   let planned: Plan | undefined;
   const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
     process.stdout.write(
-      opts.json ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlan(plan, color),
+      format === "json"
+        ? `${JSON.stringify(planToJson(plan), null, 2)}\n`
+        : format === "markdown"
+          ? renderPlanMarkdown(plan)
+          : renderPlan(plan, color),
     );
   };
   try {
@@ -216,6 +290,8 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         lockHolder: holder("plan"),
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+        ...(opts.replace ? { replace: opts.replace } : {}),
+        ...targetOptions(opts),
       },
       onEvent: (e) => {
         if (e.type === "planned") planned = e.plan;
@@ -231,8 +307,10 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         config: ws.paths,
         ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
         safety,
+        ...(opts.replace ? { replace: opts.replace } : {}),
+        ...targetOptions(opts),
       });
-      if (!opts.json)
+      if (format === "human")
         process.stdout.write(
           color.dim(`Saved the plan to ${opts.out}; apply it with: tgw apply ${opts.out}\n`),
         );

@@ -1,10 +1,14 @@
 /**
- * `tgw state list | show ADDRESS | rm ADDRESS...`: inspect and edit the state store (docs/state.md).
+ * `tgw state list | show ADDRESS | rm ADDRESS... | mv OLD NEW`: inspect and edit the state store
+ * (docs/state.md).
  *
  * The state is located like `plan` and `apply` locate it: `--state PATH`, else
  * `<dir of the first -f, or the current directory>/.tgw/state.json`. `list` and `show` only read (no
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
+import { existsSync } from "node:fs";
+import { rename } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { closest } from "../../config/words.js";
@@ -179,7 +183,78 @@ export const registerState: RegisterCommand = (program) => {
     }
     process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
   });
+
+  withLocation(
+    state
+      .command("mv")
+      .description("rename an address in the state, keeping its object (takes the state lock; no API call)")
+      .addHelpText(
+        "after",
+        helpExamples(
+          "tgw state mv api_keys.ci api_keys.deployer -f infra/",
+          "# or, kept in Git: a moved: section in the configuration (docs/configuration.md)",
+        ),
+      )
+      .argument("<old>", "the address in the state, e.g. api_keys.ci")
+      .argument("<new>", "the new address, e.g. api_keys.deployer (same collection)")
+      .option(
+        "--lock-timeout <duration>",
+        "how long to wait for the state lock (e.g. 0, 30s, 5m)",
+        DEFAULT_LOCK_TIMEOUT,
+      ),
+  ).action(async (from: string, to: string, opts: LocateOptions & { lockTimeout: string }) => {
+    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+    if (from.split(".")[0] !== to.split(".")[0] || !/^[a-z0-9_]+\.[a-z0-9][a-z0-9_-]{0,62}$/.test(to)) {
+      throw new UsageError(
+        `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
+      );
+    }
+    const store = openStore(opts);
+    const before = await store.read();
+    if (before.serial === 0) throw notInState([from], store.location, before);
+    const unlock = await store.lock({ timeoutMs, holder: "tgw state mv" });
+    let record: StateRecord;
+    try {
+      const snapshot = await store.read();
+      const found = snapshot.resources[from];
+      if (found === undefined) throw notInState([from], store.location, snapshot);
+      if (getKind(found.kind).module)
+        throw new UsageError(`${from} is a module: its identity is its path, it cannot move`);
+      if (snapshot.resources[to] !== undefined)
+        throw new UsageError(`${to} is already in state ${store.location} (${snapshot.resources[to]?.id})`);
+      record = { ...found, address: to };
+      delete snapshot.resources[from];
+      snapshot.resources[to] = record;
+      await store.write(snapshot);
+    } finally {
+      await unlock();
+    }
+    process.stdout.write(
+      `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
+    );
+    const moved = await moveDefaultTokenFile(store.path, from, to);
+    if (moved) process.stdout.write(`Moved its token file to ${moved}.\n`);
+    process.stdout.write(
+      `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
+    );
+  });
 };
+
+/**
+ * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state) to
+ * the new name's, unless that exists. @returns the new path, or undefined when nothing was moved.
+ */
+async function moveDefaultTokenFile(
+  statePath: string,
+  from: string,
+  to: string,
+): Promise<string | undefined> {
+  const name = (address: string) =>
+    join(dirname(statePath), "secrets", `${address.slice(address.indexOf(".") + 1)}.token`);
+  if (existsSync(name(to)) || !existsSync(name(from))) return undefined;
+  await rename(name(from), name(to));
+  return name(to);
+}
 
 function summary(location: string, snapshot: StateSnapshot, shown: number): string {
   const total = Object.keys(snapshot.resources).length;

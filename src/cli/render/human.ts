@@ -36,6 +36,7 @@ export const NO_CHANGES = "No changes. Live state matches the configuration.";
 /** Renders `plan` as text for a terminal (colours from `c`; pass a disabled set for plain text). */
 export function renderPlan(plan: Plan, c: Colors): string {
   const out: string[] = [];
+  if (plan.partial) out.push(partialWarning(plan.partial, c), "");
   const drifted = plan.changes.filter((ch) => ch.drift);
   if (drifted.length > 0) {
     out.push(c.bold("Objects changed outside tgw since the last apply (drift):"));
@@ -69,6 +70,15 @@ export function renderPlan(plan: Plan, c: Colors): string {
   if (adopted > 0 || plan.forget.length > 0) out.push("");
   out.push(acting.length > 0 ? c.bold(summaryLine(plan)) : c.green(NO_CHANGES));
   return `${out.join("\n")}\n`;
+}
+
+/** The warning of a plan narrowed by `--target` / `--exclude` (Terraform prints the same). */
+export function partialWarning(partial: NonNullable<Plan["partial"]>, c: Colors): string {
+  const flags = [
+    ...partial.target.map((a) => `--target ${a}`),
+    ...partial.exclude.map((a) => `--exclude ${a}`),
+  ].join(" ");
+  return `${c.yellow(c.bold("Warning:"))} this plan covers only part of the configuration (${flags}).\n  It may not hold every change the configuration needs: use targeting for exceptional cases\n  (recovering from a mistake, working around an API limit), then run tgw plan without it.`;
 }
 
 /** Where a field line's text starts (`      ~ `): multi-line values close their brackets there. */
@@ -125,12 +135,25 @@ export function renderChange(ch: Change, c: Colors): string[] {
     if (!kind.module) rows.push({ sign: "+", name: "id", text: [KNOWN_AFTER_APPLY] });
   } else if (ch.action === "update" || ch.action === "put" || ch.action === "replace") {
     for (const name of ch.changedFields) {
+      const elements = elementRows(name, before?.[name], after?.[name]);
+      if (elements) {
+        if (ch.replaceFields?.includes(name)) {
+          const last = elements[elements.length - 1] as (typeof rows)[number];
+          last.text[last.text.length - 1] += c.dim(" # forces replacement");
+        }
+        rows.push(...elements);
+        continue;
+      }
       const r = row("~", name, before?.[name], after?.[name], name === kind.metadataField);
       if (ch.replaceFields?.includes(name)) r.text[r.text.length - 1] += c.dim(" # forces replacement");
       rows.push(r);
     }
     if (ch.action === "replace")
       rows.push({ sign: "~", name: "id", text: [`${JSON.stringify(ch.id)} -> ${KNOWN_AFTER_APPLY}`] });
+  } else if (ch.action === "delete") {
+    // What goes away, as terraform plan lists it: every attribute of the object (secrets masked).
+    for (const name of Object.keys(before ?? {}).sort()) rows.push(row("+", name, undefined, before?.[name]));
+    for (const r of rows) r.sign = "-";
   }
   if (ch.tokenFile)
     rows.push({ sign: "+", name: "token", text: [`${SENSITIVE.slice(0, -1)}, written to ${ch.tokenFile})`] });
@@ -138,12 +161,70 @@ export function renderChange(ch: Change, c: Colors): string[] {
   const width = Math.max(0, ...rows.map((r) => r.name.length));
   for (const r of rows.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const [first = "", ...rest] = r.text;
-    lines.push(
-      `      ${paint(c, r.sign === "+" ? "create" : "update")(r.sign)} ${r.name.padEnd(width)} = ${first}`,
-    );
+    const color = paint(c, r.sign === "+" ? "create" : r.sign === "-" ? "delete" : "update");
+    lines.push(`      ${color(r.sign)} ${r.name.padEnd(width)} = ${first}`);
     lines.push(...rest);
   }
   return lines;
+}
+
+/** A map key as part of a field name: `labels.env`, or `labels["app.kubernetes.io/name"]`. */
+function keyName(field: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Element-level rows of a changed map or list, as `terraform plan` shows them: a map as one row per
+ * key added (`+ labels.env = "prod"`), changed (`~`) or removed (`-`); a list as one block of the
+ * elements added and removed. Undefined when the value is not a map or list on both sides, or when only
+ * the order of a list changed (the whole value is shown then).
+ */
+function elementRows(
+  name: string,
+  before: unknown,
+  after: unknown,
+): { sign: string; name: string; text: string[] }[] | undefined {
+  if (canonicalJson(before ?? null) === canonicalJson(after ?? null)) return undefined;
+  if (isPlainObject(before) && isPlainObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((key) => {
+      const b = before[key];
+      const a = after[key];
+      if (b === undefined) return [row("+", keyName(name, key), undefined, a)];
+      if (a === undefined) return [{ ...row("+", keyName(name, key), undefined, b), sign: "-" }];
+      if (canonicalJson(a) === canonicalJson(b)) return [];
+      return [row("~", keyName(name, key), b, a)];
+    });
+  }
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const count = (list: unknown[]) => {
+      const m = new Map<string, number>();
+      for (const v of list) m.set(canonicalJson(v), (m.get(canonicalJson(v)) ?? 0) + 1);
+      return m;
+    };
+    const had = count(before);
+    const has = count(after);
+    const removed = before.filter((v) => (has.get(canonicalJson(v)) ?? 0) < (had.get(canonicalJson(v)) ?? 0));
+    const added = after.filter((v) => (had.get(canonicalJson(v)) ?? 0) < (has.get(canonicalJson(v)) ?? 0));
+    if (removed.length === 0 && added.length === 0) return undefined;
+    const pad = `${FIELD_INDENT}  `;
+    const unchanged = after.length - added.length;
+    const text = [
+      "[",
+      ...added.map((v) => `${pad}+ ${formatValue(v, `${pad}  `)},`),
+      ...removed.map((v) => `${pad}- ${formatValue(v, `${pad}  `)},`),
+      ...(unchanged > 0
+        ? [`${pad}  # (${unchanged} unchanged element${unchanged === 1 ? "" : "s"} hidden)`]
+        : []),
+      `${FIELD_INDENT}]`,
+    ];
+    return [{ sign: "~", name, text }];
+  }
+  return undefined;
 }
 
 /** One field line (plus continuation lines for blocks), values already masked. */

@@ -43,6 +43,8 @@ export interface JsonPlan {
   drift: string[];
   forget: string[];
   basis: { lineage: string; serial: number; live_fingerprint: string; desired_fingerprint: string };
+  /** Present when `--target` / `--exclude` narrowed the plan: it may not hold every change. */
+  partial?: { target: string[]; exclude: string[] };
 }
 
 /** The JSON document of `plan` (an object; callers stringify it). */
@@ -62,6 +64,7 @@ export function planToJson(plan: Plan): JsonPlan {
       live_fingerprint: plan.basis.liveFingerprint,
       desired_fingerprint: plan.basis.desiredFingerprint,
     },
+    ...(plan.partial ? { partial: plan.partial } : {}),
   };
 }
 

@@ -259,3 +259,21 @@ describe("tgw state rm", () => {
     );
   });
 });
+
+describe("tgw state mv", () => {
+  it("renames an address with its token file, and refuses an address already taken", async () => {
+    await seed();
+    await mkdir(join(dir, ".tgw", "secrets"), { recursive: true });
+    await writeFile(join(dir, ".tgw", "secrets", "ci.token"), "tok\n");
+    const taken = await tgw(["state", "mv", "api_keys.ci", "api_keys.deployer"], dir);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain("api_keys.deployer is already in state");
+    const run = await tgw(["state", "mv", "api_keys.ci", "api_keys.ops"], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Moved api_keys.ci to api_keys.ops (api_key ak_1)");
+    const after = await new FileStateStore(join(dir, ".tgw", "state.json")).read();
+    expect(after.resources["api_keys.ops"]).toMatchObject({ address: "api_keys.ops", id: "ak_1" });
+    expect(after.resources["api_keys.ci"]).toBeUndefined();
+    expect(await readdir(join(dir, ".tgw", "secrets"))).toEqual(["ops.token"]);
+  });
+});

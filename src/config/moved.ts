@@ -1,0 +1,97 @@
+/**
+ * The `moved:` section (docs/configuration.md > moved): addresses renamed without recreating their
+ * objects, in the manner of Terraform's `moved` blocks.
+ *
+ * ```yaml
+ * moved:
+ *   - { from: api_keys.ci, to: api_keys.deployer }
+ * ```
+ *
+ * Rules: `from` and `to` are addresses of one collection (a module's identity is its path: it cannot
+ * move); `to` is in the configuration and `from` is not; an address is moved from once. The engine
+ * applies the moves (src/engine/moves.ts); an entry whose `from` is no longer known does nothing, so
+ * entries may stay in the configuration after the move was applied.
+ */
+import { collections } from "../model/index.js";
+import type { ProblemList } from "./errors.js";
+import { describeNode, type Node, type Position } from "./source.js";
+
+/** One entry as written. */
+export interface MovedEntry {
+  from: string;
+  to: string;
+  pos: Position;
+}
+
+const ADDRESS = /^([a-z0-9_]+)\.([a-z0-9][a-z0-9_-]{0,62})$/;
+
+/** Reads the `moved:` list of one document; problems go to `problems`. */
+export function readMoved(node: Node, problems: ProblemList): MovedEntry[] {
+  if (node.type === "scalar" && node.value === null) return [];
+  if (node.type !== "seq") {
+    problems.add(node.pos, "moved", `must be a list of {from, to} (got ${describeNode(node)})`);
+    return [];
+  }
+  const out: MovedEntry[] = [];
+  node.items.forEach((item, i) => {
+    const path = `moved[${i}]`;
+    if (item.type !== "map") {
+      problems.add(item.pos, path, `must be a mapping {from, to} (got ${describeNode(item)})`);
+      return;
+    }
+    const value: Record<string, string> = {};
+    for (const e of item.entries) {
+      if (e.key !== "from" && e.key !== "to") {
+        problems.add(e.keyPos, `${path}.${e.key}`, "unknown key; expected from and to");
+        continue;
+      }
+      if (e.value.type !== "scalar" || typeof e.value.value !== "string") {
+        problems.add(e.value.pos, `${path}.${e.key}`, `must be an address such as api_keys.ci`);
+        continue;
+      }
+      value[e.key] = e.value.value;
+    }
+    if (value.from === undefined || value.to === undefined) {
+      if (!item.entries.some((e) => e.key !== "from" && e.key !== "to"))
+        problems.add(item.pos, path, "needs both from and to");
+      return;
+    }
+    out.push({ from: value.from, to: value.to, pos: item.pos });
+  });
+  return out;
+}
+
+/**
+ * Checks every entry against the configuration's addresses.
+ * @returns the valid moves.
+ */
+export function checkMoved(
+  entries: readonly MovedEntry[],
+  addresses: ReadonlySet<string>,
+  problems: ProblemList,
+): { from: string; to: string }[] {
+  const cols = collections();
+  const seen = new Set<string>();
+  const ok: { from: string; to: string }[] = [];
+  entries.forEach((m) => {
+    const path = "moved";
+    const from = ADDRESS.exec(m.from);
+    const to = ADDRESS.exec(m.to);
+    const bad = (message: string) => problems.add(m.pos, path, `${m.from} -> ${m.to}: ${message}`);
+    if (!from || !to || !cols.has(from[1] as string) || !cols.has(to[1] as string)) {
+      bad("from and to must be addresses <collection>.<name> of resources (modules cannot move)");
+    } else if (from[1] !== to[1]) {
+      bad("an object cannot move to another collection");
+    } else if (!addresses.has(m.to)) {
+      bad(`${m.to} is not in the configuration`);
+    } else if (addresses.has(m.from)) {
+      bad(`${m.from} is still in the configuration: remove it (or the move)`);
+    } else if (seen.has(m.from)) {
+      bad(`${m.from} is moved twice`);
+    } else {
+      seen.add(m.from);
+      ok.push({ from: m.from, to: m.to });
+    }
+  });
+  return ok;
+}

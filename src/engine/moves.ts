@@ -1,0 +1,66 @@
+/**
+ * Renames without recreating (docs/configuration.md > moved): the configuration's `moved:` entries
+ * (`{from: api_keys.ci, to: api_keys.deployer}`) rewrite the planner's inputs, so the planner itself
+ * knows nothing of moves:
+ *
+ * - the state record of `from` is read as the record of `to`;
+ * - a live object carrying this stack's marker for `from` (the state was lost) is read as recorded for
+ *   `to`, its marker no longer counting;
+ * so `to` matches the existing object, and the plan PATCHes its ownership marker to the new address
+ * (one call; `ownership: state-only`: none) instead of deleting and creating it. `from` is forgotten
+ * by the state. A move whose `from` is unknown (already done, or never applied) does nothing.
+ */
+import type { StateSnapshot } from "../state/store.js";
+import type { LiveState } from "./live.js";
+
+/** One `moved:` entry. */
+export interface Move {
+  from: string;
+  to: string;
+}
+
+/** A fingerprint that no desired value has: the moved record's own is for its old address's values. */
+const UNKNOWN_FINGERPRINT = "0".repeat(64);
+
+/**
+ * The planner's inputs with `moves` applied (new objects; the inputs are not changed), and the moves
+ * that apply (their `from` is known to the state or to a marker, and `to` is not taken).
+ */
+export function applyMoves(
+  stack: string,
+  state: StateSnapshot,
+  live: LiveState,
+  moves: readonly Move[],
+): { state: StateSnapshot; live: LiveState; applied: Move[] } {
+  if (moves.length === 0) return { state, live, applied: [] };
+  const resources = { ...state.resources };
+  const objects = new Map(live.objects);
+  const applied: Move[] = [];
+  for (const move of moves) {
+    if (resources[move.to] !== undefined) continue;
+    const record = resources[move.from];
+    const marked = [...objects.values()].find(
+      (o) => o.marker?.stack === stack && o.marker.address === move.from,
+    );
+    const id = record?.id ?? marked?.id;
+    if (id === undefined) continue;
+    const kind = record?.kind ?? (marked?.kind as string);
+    delete resources[move.from];
+    resources[move.to] = record
+      ? { ...record, address: move.to }
+      : {
+          address: move.to,
+          kind,
+          id,
+          fingerprint: UNKNOWN_FINGERPRINT,
+          appliedAt: new Date(0).toISOString(),
+        };
+    const obj = objects.get(id);
+    if (obj?.marker?.stack === stack && obj.marker.address === move.from) {
+      const { marker: _old, ...unmarked } = obj;
+      objects.set(id, unmarked);
+    }
+    applied.push(move);
+  }
+  return { state: { ...state, resources }, live: { ...live, objects }, applied };
+}
