@@ -74,4 +74,6 @@ export interface DesiredState {
   files: string[];
   /** The directory of the configuration (state defaults to `<configDir>/.tgw/state.json`). */
   configDir: string;
+  /** The `state:` block's URL, interpolated (src/config/state-setting.ts); absent: the default file. */
+  stateUrl?: string;
 }

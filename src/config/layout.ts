@@ -14,6 +14,7 @@ import { explainId } from "./ids.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
 import { childPath } from "./paths.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
+import { readStateSetting, type StateSetting } from "./state-setting.js";
 import { didYouMean, listWords } from "./words.js";
 
 /** Names of resources: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
@@ -48,6 +49,8 @@ export interface RawEntry {
 export interface DocumentLayout {
   stack?: Setting<string>;
   ownership?: Setting<OwnershipMode>;
+  /** The `state:` block (./state-setting.ts). */
+  state?: StateSetting;
   entries: RawEntry[];
 }
 
@@ -61,7 +64,7 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
   }
   const cols = collections();
   const tree = moduleTree();
-  const known = ["stack", "ownership", ...cols.keys(), ...tree.literals.keys()];
+  const known = ["stack", "ownership", "state", ...cols.keys(), ...tree.literals.keys()];
   for (const { key, keyPos, value } of root.entries) {
     if (key === "stack") {
       if (value.type !== "scalar" || typeof value.value !== "string") {
@@ -80,6 +83,11 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
       if (!OWNERSHIP_MODES.includes(v as OwnershipMode)) {
         problems.add(value.pos, key, `must be ${listWords([...OWNERSHIP_MODES])}`);
       } else layout.ownership = { value: v as OwnershipMode, pos: value.pos };
+      continue;
+    }
+    if (key === "state") {
+      const state = readStateSetting(value, problems);
+      if (state) layout.state = state;
       continue;
     }
     const kind = cols.get(key);

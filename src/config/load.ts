@@ -11,7 +11,12 @@ import type { DesiredResource, DesiredState } from "./desired.js";
 import type { Entry } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
-import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
+import {
+  type FileRead,
+  type InterpolationContext,
+  interpolateFields,
+  interpolateString,
+} from "./interpolate.js";
 import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
@@ -47,6 +52,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const dirs = new Map<string, string>();
   const stacks: Setting<string>[] = [];
   const ownerships: Setting<OwnershipMode>[] = [];
+  const states: Setting<string>[] = [];
   const raw: RawEntry[] = [];
   for (const abs of files) {
     const file = display(abs);
@@ -61,6 +67,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     for (const root of parseYaml(file, text, problems)) {
       const layout = readLayout(root, problems);
       if (layout.stack) stacks.push(layout.stack);
+      if (layout.state) states.push({ value: layout.state.url, pos: layout.state.pos });
       if (layout.ownership) ownerships.push(layout.ownership);
       raw.push(...layout.entries);
     }
@@ -84,6 +91,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     fileCache: new Map<string, FileRead>(),
     problems,
   };
+  const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
   const entries: Entry[] = [];
   const byAddress = new Map<string, Entry>();
   for (const r of unique(raw, problems)) {
@@ -112,7 +120,17 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
 
   const resources = entries.map(toDesired).sort((a, b) => (a.address < b.address ? -1 : 1));
   const allFiles = [...new Set([...files, ...ctx.filesRead])].sort();
-  return { desired: { stack, ownership, resources, files: allFiles, configDir }, configFiles: files };
+  return {
+    desired: {
+      stack,
+      ownership,
+      resources,
+      files: allFiles,
+      configDir,
+      ...(stateUrl === undefined ? {} : { stateUrl }),
+    },
+    configFiles: files,
+  };
 }
 
 /** One value for a setting written in several documents; differing values are problems. */
@@ -160,4 +178,15 @@ function toDesired(entry: Entry): DesiredResource {
     dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
     source: entry.keyPos,
   };
+}
+
+/** The `state:` URL with `${env:}` / `${file:}` substituted (a password may come from them). */
+function interpolateStateUrl(
+  raw: string | undefined,
+  pos: Position | undefined,
+  ctx: InterpolationContext,
+): string | undefined {
+  if (raw === undefined || pos === undefined) return undefined;
+  const { value } = interpolateString(raw, pos, "state.url", ctx);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }

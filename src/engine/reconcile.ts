@@ -16,7 +16,7 @@ import type { DesiredState } from "../config/desired.js";
 import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateSnapshot, StateStore, Unlock } from "../state/store.js";
-import { hasChanges, type Plan } from "./action.js";
+import { hasChanges, isChange, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
@@ -51,6 +51,8 @@ export interface ReconcileOptions extends SafetyOptions {
   saved?: SavedPlanCheck;
   /** Refresh concurrency (lists and module reads in flight); default 4. */
   refreshConcurrency?: number;
+  /** Revision (Git commit id) of the configuration, recorded with the state by stores with a history. */
+  revision?: string;
 }
 
 /** Inputs of `reconcile`. */
@@ -139,7 +141,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       }
     }
     signal?.throwIfAborted();
-    const journal = new StateJournal(store, state, (s) => emit({ type: "state_written", serial: s.serial }));
+    const journal = new StateJournal(store, state, (s) => emit({ type: "state_written", serial: s.serial }), {
+      plan: plan.changes
+        .filter((c) => isChange(c.action))
+        .map((c) => ({ address: c.address, kind: c.kind, action: c.action })),
+      command: options.lockHolder ?? "tgw",
+      ...(options.revision === undefined ? {} : { revision: options.revision }),
+    });
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),

@@ -50,9 +50,17 @@ export function withConfig(cmd: Command): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
-      "--state <path>",
-      "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
+      "--state <path|url>",
+      "state file or postgres:// URL (default: TGW_STATE_URL, the configuration's state: block, or .tgw/state.json beside the first -f)",
     );
+}
+
+/** `--state` as a saved plan keeps it: a file as an absolute path, a URL without its password. */
+function savedStateLocation(state: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(state)) return resolve(state);
+  const url = new URL(state);
+  url.password = "";
+  return url.toString();
 }
 
 /** Adds `--max-deletes`, `--force`, `--allow-empty`. */
@@ -200,7 +208,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     if (opts.out) {
       await writePlanFile(opts.out, plan, {
         config: ws.paths,
-        ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
+        ...(opts.state === undefined ? {} : { state: savedStateLocation(opts.state) }),
         safety,
       });
       if (!opts.json)
