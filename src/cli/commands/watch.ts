@@ -13,12 +13,14 @@ import { configDirOf, resolveStatePath } from "../../state/index.js";
 import {
   createLog,
   DEFAULT_BACKOFF,
+  type EventSink,
   engineDeps,
   type HealthServer,
   startHealthServer,
   WATCH_DEFAULTS,
   WatchLoop,
 } from "../../watch/index.js";
+import { WatchMetrics } from "../../watch/metrics.js";
 import { formatDuration, parseDuration } from "../duration.js";
 import { color } from "../output.js";
 import { openTarget } from "../target.js";
@@ -59,7 +61,11 @@ export const registerWatch: RegisterCommand = (program) => {
     .option("--interval <duration>", "period of the drift check, with ±10% jitter", "60s")
     .option("--debounce <duration>", "quiet time after a file change before reconciling", "500ms")
     .option("--no-self-heal", "only report drift on interval runs; file changes are still applied")
-    .option("--health-port <port>", "serve GET /healthz and /livez on this port", parsePort)
+    .option(
+      "--health-port <port>",
+      "serve GET /healthz, /livez and /metrics (Prometheus) on this port",
+      parsePort,
+    )
     .option("--health-host <host>", "address of the health endpoint (0.0.0.0 in a container)", "127.0.0.1")
     .addOption(
       new Option("--log-format <format>", "human lines, or JSON lines for log collectors")
@@ -105,11 +111,17 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
     ...(flags.state === undefined ? {} : { state: flags.state }),
     config: paths,
   });
-  const emit = createLog({ format: flags.logFormat, debug, colors: color });
+  const log = createLog({ format: flags.logFormat, debug, colors: color });
+  const metrics = new WatchMetrics();
+  const emit: EventSink = (event) => {
+    metrics.observe(event);
+    log(event);
+  };
   const target = await openTarget({
     configDir: configDirOf(paths[0]),
     announce: flags.logFormat === "human",
     retry: { retries: WATCH_DEFAULTS.clientRetries },
+    onResponse: (e) => metrics.observeResponse(e),
   });
 
   let health: HealthServer | undefined;
@@ -140,6 +152,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
         host: flags.healthHost,
         port: flags.healthPort,
         status: () => watch.status(),
+        metrics: () => metrics.render(),
       }).catch((err: NodeJS.ErrnoException) => {
         throw new TgwError(
           "health_port",
