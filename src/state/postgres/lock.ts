@@ -51,7 +51,7 @@ export interface HeldLock {
  */
 export async function acquireAdvisoryLock(
   target: AdvisoryLockTarget,
-  opts: { timeoutMs: number; holder: string; signal?: AbortSignal },
+  opts: { timeoutMs: number; holder: string; signal?: AbortSignal; leaseMs?: number },
 ): Promise<HeldLock> {
   const key = advisoryKey(target.purpose, target.schema, target.stack);
   const started = Date.now();
@@ -76,6 +76,13 @@ export async function acquireAdvisoryLock(
       await sleep(Math.min(POLL_MS, left), opts.signal);
     }
     const description = await writeDescription(client, target, key, opts.holder);
+    if (opts.leaseMs !== undefined) {
+      // A lease the server enforces: a holder that stops checking in (hung, cut off) loses its
+      // connection, hence the lock, after this long (PostgreSQL 14+; older servers ignore it).
+      await client
+        .query("SELECT set_config('idle_session_timeout', $1, false)", [`${Math.round(opts.leaseMs)}ms`])
+        .catch(() => {});
+    }
     let released: Promise<void> | undefined;
     return {
       description,

@@ -124,7 +124,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
    */
   async acquire(
     purpose: "state" | "leader",
-    opts: { timeoutMs: number; holder: string; signal?: AbortSignal },
+    opts: { timeoutMs: number; holder: string; signal?: AbortSignal; leaseMs?: number },
   ): Promise<HeldLock> {
     await this.#ensureReady();
     try {
