@@ -107,7 +107,7 @@ export class GitFollower {
         type: "revision",
         status: "invalid",
         revision: this.#loading,
-        ...(this.#status.applied === null ? {} : { applied: this.#status.applied }),
+        ...(this.#status.applied === null ? {} : { appliedRevision: this.#status.applied }),
         problem,
       });
     }

@@ -118,7 +118,7 @@ export type WatchEvent =
       /** Full commit id. */
       revision: string;
       /** The revision that stays applied (for `invalid`). */
-      applied?: string;
+      appliedRevision?: string;
       /** The first problem (for `invalid`). */
       problem?: string;
     };

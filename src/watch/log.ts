@@ -201,7 +201,7 @@ function describe(
       if (event.status === "fetched") return { text: `git: fetched revision ${short}`, detail: [] };
       if (event.status === "applied") return { text: `git: revision ${short} applied`, detail: [] };
       return {
-        text: `git: revision ${short} is invalid and was not applied${event.applied === undefined ? "" : `; revision ${event.applied.slice(0, 12)} stays applied`}`,
+        text: `git: revision ${short} is invalid and was not applied${event.appliedRevision === undefined ? "" : `; revision ${event.appliedRevision.slice(0, 12)} stays applied`}`,
         detail: event.problem === undefined ? [] : [event.problem],
       };
     }

@@ -53,7 +53,7 @@ export function startWatch(opts: {
 }): Watcher {
   const child = spawn(
     process.execPath,
-    ["--import", TSX, MAIN, "watch", "-f", opts.dir, ...(opts.args ?? [])],
+    ["--import", TSX, MAIN, "watch", ...(opts.dir === "" ? [] : ["-f", opts.dir]), ...(opts.args ?? [])],
     {
       cwd: opts.cwd ?? join(opts.dir, ".."),
       env: {
