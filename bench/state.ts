@@ -81,11 +81,11 @@ async function lockLatency(name: string, open: () => StateStore, rounds = 200): 
   return [name, String(rounds), `${at(0.5)}ms`, `${at(0.95)}ms`];
 }
 
-/** A `tgw watch` replica; resolves `leading` when it logs that it leads. */
+/** A `tgw watch` replica; `standing` / `leading` resolve when it logs that it stands by / leads. */
 function replica(
   dir: string,
   env: Record<string, string>,
-): { child: ChildProcess; leading: Promise<number> } {
+): { child: ChildProcess; standing: Promise<void>; leading: Promise<number> } {
   const child = spawn(
     process.execPath,
     [
@@ -104,14 +104,17 @@ function replica(
     ],
     { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "ignore"] },
   );
-  const leading = new Promise<number>((resolve) => {
-    let buffer = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      if (/"event":"leadership","role":"leader"/.test(buffer)) resolve(Date.now());
+  let buffer = "";
+  const seen = (pattern: RegExp) =>
+    new Promise<number>((resolve) => {
+      child.stdout?.on("data", (d: Buffer) => {
+        buffer += d.toString();
+        if (pattern.test(buffer)) resolve(Date.now());
+      });
     });
-  });
-  return { child, leading };
+  const leading = seen(/"event":"leadership","role":"leader"/);
+  const standing = seen(/"event":"leadership","role":"standby"/).then(() => {});
+  return { child, standing, leading };
 }
 
 async function failover(pg: TestPostgres, apiUrl: string, kills: number): Promise<number[]> {
@@ -134,8 +137,8 @@ async function failover(pg: TestPostgres, apiUrl: string, kills: number): Promis
   try {
     for (let k = 0; k < kills; k++) {
       const standby = replica(dir, env);
-      // Let the standby start and campaign once before the kill.
-      await new Promise((r) => setTimeout(r, 4_000));
+      // The standby is up and has campaigned once: the kill is what it waits for.
+      await standby.standing;
       leader.child.kill("SIGKILL");
       const killedAt = Date.now();
       times.push((await standby.leading) - killedAt);
