@@ -1,7 +1,9 @@
 /**
- * `tgw state list | show ADDRESS | rm ADDRESS...`: inspect and edit the state store (docs/state.md).
+ * `tgw state list | show ADDRESS | rm ADDRESS...`: inspect and edit the state store (docs/state.md);
+ * `history`, `restore` and `migrate` are in ./state-history.ts.
  *
- * The state is located like `plan` and `apply` locate it: `--state PATH`, else
+ * The state is located like `plan` and `apply` locate it (src/cli/state-location.ts): `--state PATH|URL`,
+ * `TGW_STATE_URL`, the configuration's `state:` block, else
  * `<dir of the first -f, or the current directory>/.tgw/state.json`. `list` and `show` only read (no
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
