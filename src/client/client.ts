@@ -71,7 +71,12 @@ export interface ResponseEvent {
   failure?: string;
   /** Set when the client will retry: the wait before the next attempt, in ms. */
   retryInMs?: number;
+  /** Set when the client's rate limiter held this attempt back: how long, in ms. */
+  rateLimitWaitMs?: number;
 }
+
+/** A limiter wait shorter than this is the event loop, not the limiter: not reported. */
+const RATE_LIMIT_WAIT_REPORTED_MS = 5;
 
 /** Settings of an `ApiClient`. */
 export interface ApiClientOptions {
@@ -237,8 +242,10 @@ export class ApiClient implements Api {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
+      const waitStarted = performance.now();
       const release = await this.#limiter?.acquire(signal);
       const started = performance.now();
+      const waitedMs = started - waitStarted;
       let result: Attempt;
       try {
         result = await this.#attempt(method, url, payload, signal);
@@ -250,6 +257,7 @@ export class ApiClient implements Api {
         path: this.#displayPath(url, false),
         attempt,
         durationMs: performance.now() - started,
+        ...(waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS ? { rateLimitWaitMs: Math.round(waitedMs) } : {}),
       };
       const mayRetry = attempt <= this.#retry.retries;
 

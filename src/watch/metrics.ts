@@ -12,7 +12,8 @@
  * | `tgw_drift_detected_total` | counter | `kind` |
  * | `tgw_changes_applied_total` | counter | `action`, `kind` |
  * | `tgw_api_requests_total` | counter | `method`, `status` (`error` when no response) |
- * | `tgw_rate_limit_waits_total` | counter | `source` (`api`: a 429 answer waited out) |
+ * | `tgw_rate_limit_waits_total` | counter | `source` (`client`: held back by the client's limiter; `api`: a 429 answer waited out) |
+ * | `tgw_rate_limit_wait_seconds_total` | counter | time held back by the client's limiter |
  * | `tgw_last_successful_reconcile_timestamp_seconds` | gauge | |
  * | `tgw_consecutive_failures` | gauge | |
  * | `tgw_applied_revision_info` | gauge (1) | `revision` (with `--git`) |
@@ -66,8 +67,13 @@ export class WatchMetrics {
   });
   readonly #rateLimitWaits = new Counter({
     name: "tgw_rate_limit_waits_total",
-    help: "Waits imposed by rate limiting: api = a 429 answer waited out before retrying.",
+    help: "Waits imposed by rate limiting: client = held back by tgw's own limiter; api = a 429 answer waited out before retrying.",
     labelNames: ["source"] as const,
+    registers: [this.registry],
+  });
+  readonly #rateLimitSeconds = new Counter({
+    name: "tgw_rate_limit_wait_seconds_total",
+    help: "Time API calls were held back by tgw's own rate limiter, in seconds.",
     registers: [this.registry],
   });
   readonly #lastSuccess = new Gauge({
@@ -139,6 +145,10 @@ export class WatchMetrics {
       status: event.status === undefined ? "error" : String(event.status),
     });
     if (event.status === 429 && event.retryInMs !== undefined) this.#rateLimitWaits.inc({ source: "api" });
+    if (event.rateLimitWaitMs !== undefined) {
+      this.#rateLimitWaits.inc({ source: "client" });
+      this.#rateLimitSeconds.inc(event.rateLimitWaitMs / 1000);
+    }
   }
 
   /** Sets the revision applied (replaces the previous one). */
