@@ -14,6 +14,7 @@ import { ID_BODY } from "../src/config/ids.js";
 import { NAME_PATTERN, OWNERSHIP_MODES, STACK_PATTERN } from "../src/config/layout.js";
 import { moduleTree, type TreeNode } from "../src/config/module-tree.js";
 import { optionsFor } from "../src/config/options.js";
+import { STATE_SETTING_SCHEMA } from "../src/config/state-setting.js";
 import { collections, type KindDescriptor, moduleKinds } from "../src/model/index.js";
 
 type Schema = Record<string, unknown>;
@@ -114,6 +115,7 @@ export function generateConfigSchema(): string {
         },
       },
     },
+    state: structuredClone(STATE_SETTING_SCHEMA) as unknown as Schema,
   };
   const defs: Record<string, Schema> = {
     name: {

@@ -6,8 +6,9 @@
  *   loopback port, its data in `<configDir>/.tgw/server.sqlite`, the package's
  *   `examples/fixtures.yaml` loaded, and a fresh random admin token for this run. So
  *   `npx tgw apply -f examples/complete --auto-approve` works with nothing else running.
- * - The state lives in `<configDir>/.tgw/state.json` (or `--state`), configDir being the directory of
- *   the first `-f` (or the current directory).
+ * - The state lives in `<configDir>/.tgw/state.json`, configDir being the directory of the first `-f`
+ *   (or the current directory), unless `--state`, `TGW_STATE_URL` or the configuration's `state:`
+ *   block names another file or a PostgreSQL database (src/state/open.ts).
  *
  * One dim line on stderr says which API is used.
  */
@@ -26,7 +27,9 @@ import {
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
-import { FileStateStore, resolveStatePath, type StateApi } from "../state/index.js";
+import type { StateApi } from "../state/index.js";
+import { locateState, openStateStore } from "../state/open.js";
+import type { StateStore } from "../state/store.js";
 import { colorErr, debugLog } from "./output.js";
 
 /** The package's fixtures file (src/cli and dist/cli are both two levels below the package root). */
@@ -202,7 +205,7 @@ export interface Workspace {
   /** Absolute paths of the `-f` arguments (the working directory when none), to reload the same configuration later. */
   paths: string[];
   configDir: string;
-  store: FileStateStore;
+  store: StateStore;
 }
 
 /**
@@ -212,8 +215,8 @@ export interface Workspace {
 export async function openWorkspace(opts: WorkspaceOptions, env = process.env): Promise<Workspace> {
   const files = opts.file ?? [];
   const { desired } = await loadConfig(files, { env });
-  const store = new FileStateStore(
-    resolveStatePath({ ...(opts.state === undefined ? {} : { state: opts.state }), config: files }),
+  const { store } = await openStateStore(
+    locateState({ state: opts.state, configured: desired.stateUrl, config: files, env }),
     {
       stack: desired.stack,
       warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),

@@ -76,6 +76,8 @@ export interface ResponseEvent {
   failure?: string;
   /** Set when the client will retry: the wait before the next attempt, in ms. */
   retryInMs?: number;
+  /** Set when the client's rate limiter held this attempt back: how long, in ms. */
+  rateLimitWaitMs?: number;
 }
 
 /**
@@ -96,6 +98,8 @@ export interface WaitingEvent {
 /** First `onWaiting` report after this many ms of waiting, then one every `WAITING_EVERY_MS`. */
 export const WAITING_AFTER_MS = 2_000;
 const WAITING_EVERY_MS = 10_000;
+/** A limiter wait shorter than this is the event loop, not the limiter: not reported. */
+const RATE_LIMIT_WAIT_REPORTED_MS = 5;
 
 /** Settings of an `ApiClient`. */
 export interface ApiClientOptions {
@@ -281,10 +285,12 @@ export class ApiClient implements Api {
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
       const shown = this.#displayPath(url, false);
+      const waitStarted = performance.now();
       const release = this.#limiter
         ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
         : undefined;
       const started = performance.now();
+      const waitedMs = started - waitStarted;
       let result: Attempt;
       try {
         result = await this.#waiting(
@@ -299,6 +305,7 @@ export class ApiClient implements Api {
         path: this.#displayPath(url, false),
         attempt,
         durationMs: performance.now() - started,
+        ...(waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS ? { rateLimitWaitMs: Math.round(waitedMs) } : {}),
       };
       const mayRetry = attempt <= this.#retry.retries;
 

@@ -78,4 +78,6 @@ export interface DesiredState {
   configDir: string;
   /** `moved:` entries: addresses renamed without recreating their objects (absent: none). */
   moved?: { from: string; to: string }[];
+  /** The `state:` block's URL, interpolated (src/config/state-setting.ts); absent: the default file. */
+  stateUrl?: string;
 }

@@ -15,6 +15,7 @@ import { moduleTree, type TreeNode } from "./module-tree.js";
 import { type MovedEntry, readMoved } from "./moved.js";
 import { childPath } from "./paths.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
+import { readStateSetting, type StateSetting } from "./state-setting.js";
 import { didYouMean, listWords } from "./words.js";
 
 /** Names of resources: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
@@ -49,6 +50,8 @@ export interface RawEntry {
 export interface DocumentLayout {
   stack?: Setting<string>;
   ownership?: Setting<OwnershipMode>;
+  /** The `state:` block (./state-setting.ts). */
+  state?: StateSetting;
   entries: RawEntry[];
   /** `moved:` entries (./moved.ts). */
   moved: MovedEntry[];
@@ -64,7 +67,7 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
   }
   const cols = collections();
   const tree = moduleTree();
-  const known = ["stack", "ownership", "moved", ...cols.keys(), ...tree.literals.keys()];
+  const known = ["stack", "ownership", "moved", "state", ...cols.keys(), ...tree.literals.keys()];
   for (const { key, keyPos, value } of root.entries) {
     if (key === "stack") {
       if (value.type !== "scalar" || typeof value.value !== "string") {
@@ -87,6 +90,11 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
     }
     if (key === "moved") {
       layout.moved.push(...readMoved(value, problems));
+      continue;
+    }
+    if (key === "state") {
+      const state = readStateSetting(value, problems);
+      if (state) layout.state = state;
       continue;
     }
     const kind = cols.get(key);

@@ -14,7 +14,12 @@ import { type Entry, toDesired } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { fileRoots } from "./file-read.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
-import { type FileRead, type InterpolationContext, interpolateFields } from "./interpolate.js";
+import {
+  type FileRead,
+  type InterpolationContext,
+  interpolateFields,
+  interpolateString,
+} from "./interpolate.js";
 import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
 import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
@@ -54,6 +59,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const dirs = new Map<string, string>();
   const stacks: Setting<string>[] = [];
   const ownerships: Setting<OwnershipMode>[] = [];
+  const states: Setting<string>[] = [];
   const raw: RawEntry[] = [];
   const movedEntries: MovedEntry[] = [];
   for (const abs of files) {
@@ -69,6 +75,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     for (const root of parseYaml(file, text, problems)) {
       const layout = readLayout(root, problems);
       if (layout.stack) stacks.push(layout.stack);
+      if (layout.state) states.push({ value: layout.state.url, pos: layout.state.pos });
       if (layout.ownership) ownerships.push(layout.ownership);
       raw.push(...layout.entries);
       movedEntries.push(...layout.moved);
@@ -94,6 +101,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     fileCache: new Map<string, FileRead>(),
     problems,
   };
+  const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
   const entries: Entry[] = [];
   const byAddress = new Map<string, Entry>();
   for (const r of unique(raw, problems)) {
@@ -131,6 +139,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       files: allFiles,
       configDir,
       ...(moved.length > 0 ? { moved } : {}),
+      ...(stateUrl === undefined ? {} : { stateUrl }),
     },
     configFiles: files,
   };
@@ -169,4 +178,15 @@ function unique(raw: RawEntry[], problems: ProblemList): RawEntry[] {
 
 function where(pos: Position): string {
   return `${pos.file}:${pos.line}:${pos.col}`;
+}
+
+/** The `state:` URL with `${env:}` / `${file:}` substituted (a password may come from them). */
+function interpolateStateUrl(
+  raw: string | undefined,
+  pos: Position | undefined,
+  ctx: InterpolationContext,
+): string | undefined {
+  if (raw === undefined || pos === undefined) return undefined;
+  const { value } = interpolateString(raw, pos, "state.url", ctx);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }

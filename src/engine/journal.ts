@@ -5,7 +5,7 @@
  * while a write is in progress are coalesced into the next write, so a fast apply does not queue one
  * write per change.
  */
-import type { StateRecord, StateSnapshot, StateStore } from "../state/store.js";
+import type { StateRecord, StateSnapshot, StateStore, WriteContext } from "../state/store.js";
 
 interface Waiter {
   version: number;
@@ -24,13 +24,23 @@ export class StateJournal {
   #failure: unknown;
   readonly #waiters: Waiter[] = [];
   readonly #onWrite: ((snapshot: StateSnapshot) => void) | undefined;
+  readonly #context: WriteContext | undefined;
 
-  /** @param snapshot the state as read under the lock. */
-  constructor(store: StateStore, snapshot: StateSnapshot, onWrite?: (snapshot: StateSnapshot) => void) {
+  /**
+   * @param snapshot the state as read under the lock.
+   * @param context what produced the writes (the plan...), kept by stores with a history.
+   */
+  constructor(
+    store: StateStore,
+    snapshot: StateSnapshot,
+    onWrite?: (snapshot: StateSnapshot) => void,
+    context?: WriteContext,
+  ) {
     this.#store = store;
     this.#base = snapshot;
     this.#working = structuredClone(snapshot.resources);
     this.#onWrite = onWrite;
+    this.#context = context;
   }
 
   /** The records as they will be once pending writes finish. */
@@ -92,7 +102,10 @@ export class StateJournal {
     try {
       while (this.#written < this.#version) {
         const version = this.#version;
-        this.#base = await this.#store.write({ ...this.#base, resources: structuredClone(this.#working) });
+        this.#base = await this.#store.write(
+          { ...this.#base, resources: structuredClone(this.#working) },
+          this.#context,
+        );
         this.#written = version;
         this.#onWrite?.(this.#base);
         this.#settle();

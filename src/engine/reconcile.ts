@@ -18,7 +18,7 @@ import { UsageError } from "../errors.js";
 import { getKind } from "../model/index.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
-import { hasChanges, type Plan } from "./action.js";
+import { hasChanges, isChange, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
@@ -72,6 +72,8 @@ export interface ReconcileOptions extends SafetyOptions {
   allowApiChange?: boolean;
   /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
   createRetry?: CreateRetry;
+  /** Revision (Git commit id) of the configuration, recorded with the state by stores with a history. */
+  revision?: string;
 }
 
 /** Inputs of `reconcile`. */
@@ -193,8 +195,17 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     }
     signal?.throwIfAborted();
     const recorded = options.apiIdentity ? { ...state, api: options.apiIdentity } : state;
-    const journal = new StateJournal(store, recorded, (s) =>
-      emit({ type: "state_written", serial: s.serial }),
+    const journal = new StateJournal(
+      store,
+      recorded,
+      (s) => emit({ type: "state_written", serial: s.serial }),
+      {
+        plan: plan.changes
+          .filter((c) => isChange(c.action))
+          .map((c) => ({ address: c.address, kind: c.kind, action: c.action })),
+        command: options.lockHolder ?? "tgw",
+        ...(options.revision === undefined ? {} : { revision: options.revision }),
+      },
     );
     // Record the API now, even if the plan has nothing else to write.
     if (apiToRecord(plan, state, options.apiIdentity)) await journal.update(() => {});

@@ -18,10 +18,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
 import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
 import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
-import { orderedSnapshot, parseState, snapshotProblems } from "./format.js";
+import { orderedSnapshot, parseState, serializeState, snapshotProblems } from "./format.js";
 import { processIsAlive } from "./lock-info.js";
 import { emptySnapshot } from "./snapshot.js";
-import type { StateSnapshot, StateStore, Unlock } from "./store.js";
+import type { StateImport, StateSnapshot, StateStore, Unlock } from "./store.js";
 
 /** How long `write()` waits for the lock when its store does not hold it (ms). */
 export const WRITE_LOCK_TIMEOUT_MS = 10_000;
@@ -52,7 +52,7 @@ const RECOVERY = (location: string) =>
   `restore ${location}.backup (the version before the last write), or move the file away to rebuild the state from the ownership markers on the next plan`;
 
 /** A state kept in a local JSON file. */
-export class FileStateStore implements StateStore {
+export class FileStateStore implements StateStore, StateImport {
   /** The path as given, relative to the current directory when inside it (`.tgw/state.json`). */
   readonly location: string;
   /** Absolute path of the state file. */
@@ -150,6 +150,41 @@ export class FileStateStore implements StateStore {
       })();
       return done;
     };
+  }
+
+  /**
+   * Writes `snapshot` exactly (lineage and serial kept) when there is no state file yet
+   * (`tgw state migrate`); does nothing when the file already holds that very state.
+   * @throws StateConflictError if the file holds another state; Error if `snapshot` is not valid.
+   */
+  async importSnapshot(snapshot: StateSnapshot): Promise<void> {
+    const text = serializeState(snapshot);
+    const problems = snapshotProblems(snapshot, text);
+    if (problems.length > 0) {
+      throw new Error(`refusing to write an invalid state to ${this.location}: ${problems.join("; ")}`);
+    }
+    const unlock = this.#held
+      ? undefined
+      : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
+    try {
+      const stored = await this.#readStored();
+      if (stored !== undefined) {
+        if (serializeState(stored) === text) return;
+        throw new StateConflictError(
+          this.location,
+          `already holds a state (lineage ${stored.lineage}, serial ${stored.serial}): a state is migrated only into an empty one`,
+        );
+      }
+      try {
+        await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+        await writeFileAtomic(this.path, text);
+      } catch (err) {
+        throw new StateIoError(this.location, "write", err);
+      }
+      this.#emptyLineage = undefined;
+    } finally {
+      await unlock?.();
+    }
   }
 
   async #write(snapshot: StateSnapshot): Promise<StateSnapshot> {

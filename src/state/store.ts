@@ -4,8 +4,8 @@
  * engine rebuilds it from ownership markers in live state. It never holds a secret: only ids,
  * fingerprints and SHA-256 digests of write-only inputs.
  *
- * Implementations: ./file-store.ts (local JSON file). A shared store (Postgres) implements the
- * same interface and must pass test/state/conformance.ts.
+ * Implementations: ./file-store.ts (local JSON file) and ./postgres/store.ts (PostgreSQL, shared by a
+ * team). Both pass test/state/conformance.ts.
  */
 
 /** What the state remembers about one managed address. */
@@ -71,7 +71,7 @@ export interface StateStore {
    * and returns it with `serial` incremented.
    * @throws StateConflictError if the stored serial or lineage is not the one `snapshot` was read at.
    */
-  write(snapshot: StateSnapshot): Promise<StateSnapshot>;
+  write(snapshot: StateSnapshot, context?: WriteContext): Promise<StateSnapshot>;
   /**
    * Takes the exclusive lock of this state, waiting up to `timeoutMs` (0: fail at once).
    * `holder` names the taker's command (`tgw apply`); the store adds pid, host and time, and shows all
@@ -80,4 +80,57 @@ export interface StateStore {
    * @throws LockTimeoutError naming the current holder when the wait runs out; `signal.reason` when aborted.
    */
   lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock>;
+}
+
+/** One change of the plan that produced a write, as kept in the state history (no values: no secrets). */
+export interface PlannedChange {
+  address: string;
+  kind: string;
+  /** `create`, `update`, `replace`, `put`, `delete`. */
+  action: string;
+}
+
+/**
+ * What produced a write. Stores that keep a history (PostgreSQL) record it with the state; the file
+ * store ignores it.
+ */
+export interface WriteContext {
+  /** The changes of the plan being applied (no-ops left out). */
+  plan?: PlannedChange[];
+  /** Revision (Git commit id) of the configuration applied, when it came from Git (`tgw watch --git`). */
+  revision?: string;
+  /** The command that wrote (`tgw apply`, `tgw watch`, `tgw state restore 12`). */
+  command?: string;
+}
+
+/** One past state, as listed by `tgw state history`. */
+export interface HistoryEntry {
+  serial: number;
+  lineage: string;
+  /** RFC 3339 time of the write. */
+  writtenAt: string;
+  /** The command that wrote it. */
+  writtenBy: string;
+  revision?: string;
+  plan?: PlannedChange[];
+  /** Number of records in that state. */
+  resources: number;
+}
+
+/** A store that keeps the last N states (PostgreSQL). */
+export interface StateHistory {
+  /** The kept states, newest first, at most `limit`. */
+  history(limit?: number): Promise<HistoryEntry[]>;
+  /** The snapshot written at `serial` (of the current lineage first), or undefined if it is not kept. */
+  snapshotAt(serial: number): Promise<StateSnapshot | undefined>;
+}
+
+/** A store that can take a whole state from another one (`tgw state migrate`). */
+export interface StateImport {
+  /**
+   * Stores `snapshot` exactly (lineage and serial kept) into an empty state. Does nothing when the very
+   * same state (lineage, serial and records) is already there.
+   * @throws StateConflictError if the store already holds another state.
+   */
+  importSnapshot(snapshot: StateSnapshot): Promise<void>;
 }

@@ -9,7 +9,7 @@
 import type { Api } from "../client/index.js";
 import { ConfigError, loadDesiredState } from "../config/index.js";
 import { type Change, type EngineEvent, isChange, reconcile, type SafetyOptions } from "../engine/index.js";
-import { FileStateStore, type StateApi } from "../state/index.js";
+import { FileStateStore, type StateApi, type StateStore } from "../state/index.js";
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
 import type { WatchDeps } from "./run.js";
 
@@ -31,18 +31,24 @@ export interface EngineDepsOptions {
   env?: Record<string, string | undefined>;
   /** Where warnings and lock waits go (the watch log). */
   emit: EventSink;
+  /** Opens the store of a stack (default: a FileStateStore at `statePath`); called once per stack. */
+  openStore?: (stack: string) => StateStore;
+  /** Revision (Git commit) of the configuration being reconciled, recorded with the state. */
+  revision?: () => string | undefined;
 }
 
 /** Builds the `WatchDeps` that load with the config layer and reconcile with the engine. */
 export function engineDeps(opts: EngineDepsOptions): WatchDeps {
-  const stores = new Map<string, FileStateStore>();
+  const stores = new Map<string, StateStore>();
   const storeFor = (stack: string) => {
     let store = stores.get(stack);
     if (!store) {
-      store = new FileStateStore(opts.statePath, {
-        stack,
-        warn: (message) => opts.emit({ type: "warning", message: `state: ${message}` }),
-      });
+      store =
+        opts.openStore?.(stack) ??
+        new FileStateStore(opts.statePath, {
+          stack,
+          warn: (message) => opts.emit({ type: "warning", message: `state: ${message}` }),
+        });
       stores.set(stack, store);
     }
     return store;
@@ -81,6 +87,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           if (left === 0) request.onApplied(summary(e.address, e.action, drift), e.durationMs);
         }
       };
+      const revision = opts.revision?.();
       const result = await reconcile({
         desired,
         api: opts.api,
@@ -93,6 +100,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           lockTimeoutMs: opts.lockTimeoutMs,
           lockHolder: "tgw watch",
           ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
+          ...(revision === undefined ? {} : { revision }),
           ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
           ...opts.safety,
         },

@@ -103,7 +103,27 @@ export type WatchEvent =
   /** Something worth knowing that did not stop the loop (file watcher trouble, a stale lock taken over). */
   | { type: "warning"; message: string }
   | { type: "stopping"; signal: string }
-  | { type: "stopped" };
+  | { type: "stopped" }
+  /** This replica became the leader (it reconciles) or stands by (src/watch/leader.ts). */
+  | {
+      type: "leadership";
+      role: "leader" | "standby";
+      /** Who leads, when standing by: `tgw watch (pid 12 on host-b, since 10:02:11)`. */
+      leader?: string;
+      /** Why a leader stepped down (its lock was lost). */
+      reason?: string;
+    }
+  /** `tgw watch --git`: a revision was fetched, applied, or found invalid (not applied). */
+  | {
+      type: "revision";
+      status: "fetched" | "applied" | "invalid";
+      /** Full commit id. */
+      revision: string;
+      /** The revision that stays applied (for `invalid`). */
+      appliedRevision?: string;
+      /** The first problem (for `invalid`). */
+      problem?: string;
+    };
 
 /** A consumer of events. It must not throw (the emitter ignores what it throws). */
 export type EventSink = (event: WatchEvent) => void;

@@ -5,12 +5,18 @@
  *   readiness and alerting.
  * - `GET /livez`: 200 `{"status":"alive"}` while the process runs its loop. Use it for liveness: a
  *   failing API must not get the watcher restarted in a loop.
- * Anything else: 404; a method other than GET or HEAD: 405. The body never holds a secret: errors are
- * the same one-line messages as the log.
+ * - `GET /metrics`: Prometheus metrics (src/watch/metrics.ts), when metrics are given.
+ * - `POST /hooks/git`: a push webhook (`tgw watch --git`), when a hook is given; it must carry the
+ *   shared secret (./webhook.ts). Answers 202 when a fetch is queued, 401 without the secret.
+ * Anything else: 404; another method: 405. The body never holds a secret: errors are the same
+ * one-line messages as the log.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isHealthy, type WatchStatus } from "./status.js";
+
+/** Most bytes read from a webhook body (GitHub caps its payloads at 25 MB; ours need none of it). */
+const MAX_HOOK_BYTES = 1024 * 1024;
 
 /** A running health server. */
 export interface HealthServer {
@@ -28,6 +34,16 @@ export async function startHealthServer(opts: {
   host: string;
   port: number;
   status: () => WatchStatus;
+  /** Serves `GET /metrics` with what it returns. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Serves `POST /hooks/git`: called with the raw body and headers; returns the status code and a
+   * message (202 queued, 401 bad secret...).
+   */
+  gitHook?: (
+    body: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+  ) => { code: number; message: string };
 }): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -40,6 +56,35 @@ export async function startHealthServer(opts: {
       });
       res.end(req.method === "HEAD" ? undefined : text);
     };
+    if (path === "/metrics" && opts.metrics && (req.method === "GET" || req.method === "HEAD")) {
+      opts.metrics().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
+          res.end(req.method === "HEAD" ? undefined : body);
+        },
+        (err: Error) => send(500, { error: `metrics: ${err.message}` }),
+      );
+      return;
+    }
+    if (path === "/hooks/git" && opts.gitHook) {
+      if (req.method !== "POST")
+        return send(405, { error: `method ${req.method} not allowed` }, { allow: "POST" });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size <= MAX_HOOK_BYTES) chunks.push(c);
+      });
+      req.on("end", () => {
+        if (size > MAX_HOOK_BYTES) return send(413, { error: "webhook body too large" });
+        const { code, message } = opts.gitHook?.(Buffer.concat(chunks), req.headers) ?? {
+          code: 404,
+          message: "no hook",
+        };
+        return send(code, code < 300 ? { status: message } : { error: message });
+      });
+      return;
+    }
     if (path !== "/healthz" && path !== "/livez") return send(404, { error: `no such endpoint: ${path}` });
     if (req.method !== "GET" && req.method !== "HEAD") {
       return send(405, { error: `method ${req.method} not allowed` }, { allow: "GET, HEAD" });

@@ -95,6 +95,8 @@ function levelOf(event: WatchEvent): Level {
     case "reconcile_interrupted":
     case "warning":
       return "warn";
+    case "revision":
+      return event.status === "invalid" ? "error" : "info";
     default:
       return "info";
   }
@@ -186,6 +188,23 @@ function describe(
       return { text: `stopping (${event.signal}): letting the calls in flight finish`, detail: [] };
     case "stopped":
       return { text: "stopped", detail: [] };
+    case "leadership":
+      return {
+        text:
+          event.role === "leader"
+            ? "leader: this replica reconciles"
+            : `standby${event.leader === undefined ? "" : `: ${event.leader} leads`}${event.reason === undefined ? "" : ` (${event.reason})`}`,
+        detail: [],
+      };
+    case "revision": {
+      const short = event.revision.slice(0, 12);
+      if (event.status === "fetched") return { text: `git: fetched revision ${short}`, detail: [] };
+      if (event.status === "applied") return { text: `git: revision ${short} applied`, detail: [] };
+      return {
+        text: `git: revision ${short} is invalid and was not applied${event.appliedRevision === undefined ? "" : `; revision ${event.appliedRevision.slice(0, 12)} stays applied`}`,
+        detail: event.problem === undefined ? [] : [event.problem],
+      };
+    }
   }
 }
 

@@ -7,13 +7,21 @@
  * - `invalid_config`: the last load found the configuration invalid: nothing is being applied;
  * - `degraded`: the last reconcile failed but applied changes (progressing): retrying soon;
  * - `failing`: the last reconcile failed (API, network, lock...) and applied nothing: retrying with backoff;
- * - `stopping`: shutting down after SIGINT / SIGTERM.
- * Only `ok` is healthy (HTTP 200); every other status answers 503.
+ * - `stopping`: shutting down after SIGINT / SIGTERM;
+ * - `standby`: a replica that is not the leader (src/watch/leader.ts): ready to take over.
+ * `ok` and `standby` are healthy (HTTP 200); every other status answers 503.
  */
 import type { ChangeSummary, WatchEvent } from "./events.js";
 
 /** Health status values (see the module doc). */
-export type HealthStatus = "starting" | "ok" | "invalid_config" | "degraded" | "failing" | "stopping";
+export type HealthStatus =
+  | "starting"
+  | "ok"
+  | "invalid_config"
+  | "degraded"
+  | "failing"
+  | "stopping"
+  | "standby";
 
 /** The body of `/healthz`. Times are RFC 3339. */
 export interface WatchStatus {
@@ -102,5 +110,5 @@ export function foldStatus(s: WatchStatus, event: WatchEvent, now: Date = new Da
 
 /** True when `/healthz` answers 200. */
 export function isHealthy(s: WatchStatus): boolean {
-  return s.status === "ok";
+  return s.status === "ok" || s.status === "standby";
 }

@@ -48,13 +48,21 @@ export function startWatch(opts: {
   api: { url: string; token: string };
   args?: string[];
   cwd?: string;
+  /** More environment variables (e.g. PGPASSWORD, TGW_STATE_URL). */
+  env?: Record<string, string>;
 }): Watcher {
   const child = spawn(
     process.execPath,
-    ["--import", TSX, MAIN, "watch", "-f", opts.dir, ...(opts.args ?? [])],
+    ["--import", TSX, MAIN, "watch", ...(opts.dir === "" ? [] : ["-f", opts.dir]), ...(opts.args ?? [])],
     {
       cwd: opts.cwd ?? join(opts.dir, ".."),
-      env: { ...process.env, NO_COLOR: "1", TGW_API_URL: opts.api.url, TGW_API_KEY: opts.api.token },
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        TGW_API_URL: opts.api.url,
+        TGW_API_KEY: opts.api.token,
+        ...opts.env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

@@ -65,8 +65,8 @@ export function withConfig(cmd: Command): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
-      "--state <path>",
-      "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
+      "--state <path|url>",
+      "state file or postgres:// URL (default: TGW_STATE_URL, the configuration's state: block, or .tgw/state.json beside the first -f)",
     );
 }
 
@@ -112,6 +112,14 @@ export function withReplace(cmd: Command): Command {
     "replace this object even if it did not change, e.g. api_keys.ci to rotate its token (repeatable)",
     (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
   );
+}
+
+/** `--state` as a saved plan keeps it: a file as an absolute path, a URL without its password. */
+function savedStateLocation(state: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(state)) return resolve(state);
+  const url = new URL(state);
+  url.password = "";
+  return url.toString();
 }
 
 /** Adds `--max-deletes`, `--force`, `--allow-empty`. */
@@ -305,7 +313,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     if (opts.out) {
       await writePlanFile(opts.out, plan, {
         config: ws.paths,
-        ...(opts.state === undefined ? {} : { state: resolve(opts.state) }),
+        ...(opts.state === undefined ? {} : { state: savedStateLocation(opts.state) }),
         safety,
         ...(opts.replace ? { replace: opts.replace } : {}),
         ...targetOptions(opts),

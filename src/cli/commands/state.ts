@@ -1,8 +1,9 @@
 /**
  * `tgw state list | show ADDRESS | rm ADDRESS... | mv OLD NEW`: inspect and edit the state store
- * (docs/state.md).
+ * (docs/state.md); `history`, `restore` and `migrate` are in ./state-history.ts.
  *
- * The state is located like `plan` and `apply` locate it: `--state PATH`, else
+ * The state is located like `plan` and `apply` locate it (src/cli/state-location.ts): `--state PATH|URL`,
+ * `TGW_STATE_URL`, the configuration's `state:` block, else
  * `<dir of the first -f, or the current directory>/.tgw/state.json`. `list` and `show` only read (no
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
@@ -14,11 +15,13 @@ import { constructPaths } from "../../config/cdktf/labels.js";
 import { closest } from "../../config/words.js";
 import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
-import { FileStateStore, resolveStatePath, type StateRecord, type StateSnapshot } from "../../state/index.js";
+import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
 import { parseDuration } from "../duration.js";
-import { color, colorErr, helpExamples } from "../output.js";
+import { color, helpExamples } from "../output.js";
 import { table } from "../render/table.js";
+import { openCommandState } from "../state-location.js";
 import type { RegisterCommand } from "./index.js";
+import { registerStateHistory } from "./state-history.js";
 
 /** `rm` fails at once by default when another tgw holds the lock, naming it. */
 const DEFAULT_LOCK_TIMEOUT = "0s";
@@ -26,14 +29,17 @@ const DEFAULT_LOCK_TIMEOUT = "0s";
 interface LocateOptions {
   state?: string;
   file?: string[];
+  stack?: string;
 }
 
-function withLocation(cmd: Command): Command {
+/** Adds `--state`, `--stack` and `-f` (also used by ./state-history.ts). */
+export function withLocation(cmd: Command): Command {
   return cmd
     .option(
-      "--state <path>",
-      "state file (default: .tgw/state.json beside the first -f, or in the current directory)",
+      "--state <path|url>",
+      "state file or postgres:// URL (default: TGW_STATE_URL, the configuration's state: block, or .tgw/state.json beside the first -f)",
     )
+    .option("--stack <name>", "the stack whose PostgreSQL state to use (default: the configuration's)")
     .option(
       "-f, --file <path>",
       "configuration file or directory whose state to use (repeatable; the first one locates the state)",
@@ -41,14 +47,8 @@ function withLocation(cmd: Command): Command {
     );
 }
 
-function openStore(opts: LocateOptions): FileStateStore {
-  const path = resolveStatePath({
-    ...(opts.state === undefined ? {} : { state: opts.state }),
-    config: opts.file,
-  });
-  return new FileStateStore(path, {
-    warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
-  });
+async function openStore(opts: LocateOptions, command: string): Promise<StateStore> {
+  return (await openCommandState(opts, command)).store;
 }
 
 /** Registers `tgw state` and its subcommands. */
@@ -65,7 +65,7 @@ export const registerState: RegisterCommand = (program) => {
       .argument("[address...]", "addresses or collections (`api_keys`) to show")
       .option("--json", "print JSON (documented in docs/state.md)"),
   ).action(async (filters: string[], opts: LocateOptions & { json?: boolean }) => {
-    const store = openStore(opts);
+    const store = await openStore(opts, "tgw state list");
     const snapshot = await store.read();
     const records = Object.values(snapshot.resources)
       .filter(
@@ -126,7 +126,7 @@ export const registerState: RegisterCommand = (program) => {
       .argument("<address>", "e.g. api_keys.ci-deployer")
       .option("--json", "print the record as stored"),
   ).action(async (address: string, opts: LocateOptions & { json?: boolean }) => {
-    const store = openStore(opts);
+    const store = await openStore(opts, "tgw state show");
     const snapshot = await store.read();
     const record = snapshot.resources[address];
     if (record === undefined) throw notInState([address], store.location, snapshot, false);
@@ -156,7 +156,7 @@ export const registerState: RegisterCommand = (program) => {
       ),
   ).action(async (addresses: string[], opts: LocateOptions & { lockTimeout: string }) => {
     const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
-    const store = openStore(opts);
+    const store = await openStore(opts, "tgw state rm");
     // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
     const before = await store.read();
     if (before.serial === 0) throw notInState(addresses, store.location, before);
@@ -209,7 +209,7 @@ export const registerState: RegisterCommand = (program) => {
         `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
       );
     }
-    const store = openStore(opts);
+    const store = await openStore(opts, "tgw state mv");
     const before = await store.read();
     if (before.serial === 0) throw notInState([from], store.location, before);
     const unlock = await store.lock({ timeoutMs, holder: "tgw state mv" });
@@ -232,12 +232,15 @@ export const registerState: RegisterCommand = (program) => {
     process.stdout.write(
       `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
     );
-    const moved = await moveDefaultTokenFile(store.path, from, to);
+    // The default token file sits beside a state file (a PostgreSQL state has no directory).
+    const moved =
+      store instanceof FileStateStore ? await moveDefaultTokenFile(store.path, from, to) : undefined;
     if (moved) process.stdout.write(`Moved its token file to ${moved}.\n`);
     process.stdout.write(
       `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
     );
   });
+  registerStateHistory(state);
 };
 
 /**

@@ -1,0 +1,185 @@
+/**
+ * `tgw state history | restore SERIAL | migrate --to LOCATION` (docs/state.md):
+ * - `history` lists the states a PostgreSQL store keeps (the last N, with the plan of each);
+ * - `restore SERIAL` writes the records of a kept state as a new state (serial + 1), under the lock;
+ *   nothing live is changed, the next plan compares them with live state;
+ * - `migrate --to` copies the whole state (lineage, serial, records) into an empty store: a file
+ *   into PostgreSQL and back. The source is left as it was.
+ */
+import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { locateState, openStateStore } from "../../state/open.js";
+import type {
+  HistoryEntry,
+  PlannedChange,
+  StateHistory,
+  StateImport,
+  StateStore,
+} from "../../state/store.js";
+import { parseDuration } from "../duration.js";
+import { color, colorErr, helpExamples } from "../output.js";
+import { table } from "../render/table.js";
+import { openCommandState, type StateLocateOptions } from "../state-location.js";
+import { withLocation } from "./state.js";
+
+function hasHistory(store: StateStore): store is StateStore & StateHistory {
+  return typeof (store as Partial<StateHistory>).history === "function";
+}
+
+function canImport(store: StateStore): store is StateStore & StateImport {
+  return typeof (store as Partial<StateImport>).importSnapshot === "function";
+}
+
+function noHistory(location: string): UsageError {
+  return new UsageError(
+    `state ${location} keeps no history: a state file keeps only the version before the last write (<file>.backup); a PostgreSQL state keeps the last states (docs/state.md)`,
+  );
+}
+
+/** `+2 ~1 -1` for the changes of a plan. */
+function changeSummary(plan: PlannedChange[] | undefined): string {
+  if (plan === undefined) return "";
+  const count = (actions: string[]) => plan.filter((c) => actions.includes(c.action)).length;
+  const parts = [
+    ["+", count(["create"])],
+    ["~", count(["update", "put"])],
+    ["-/+", count(["replace"])],
+    ["-", count(["delete"])],
+  ].filter(([, n]) => (n as number) > 0);
+  return parts.length === 0 ? "no changes" : parts.map(([s, n]) => `${s}${n}`).join(" ");
+}
+
+/** Registers the history, restore and migrate subcommands under `tgw state`. */
+export function registerStateHistory(state: Command): void {
+  withLocation(
+    state
+      .command("history")
+      .description("list the past states a PostgreSQL state keeps, newest first, with what produced each")
+      .addHelpText("after", helpExamples("tgw state history -f infra/", "tgw state history --json"))
+      .option("--limit <n>", "show at most this many", (v) => Number.parseInt(v, 10))
+      .option("--json", "print JSON"),
+  ).action(async (opts: StateLocateOptions & { json?: boolean; limit?: number }) => {
+    const { store } = await openCommandState(opts, "tgw state history");
+    if (!hasHistory(store)) throw noHistory(store.location);
+    const entries = await store.history(opts.limit);
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify({ state: store.location, history: entries }, null, 2)}\n`);
+      return;
+    }
+    if (entries.length === 0) {
+      process.stdout.write(`No history in state ${store.location}: nothing has been written yet.\n`);
+      return;
+    }
+    process.stdout.write(
+      table(["SERIAL", "WRITTEN AT", "BY", "REVISION", "RESOURCES", "PLAN"], entries.map(row)),
+    );
+  });
+
+  withLocation(
+    state
+      .command("restore")
+      .description(
+        "make a kept past state the current one again (written as a new serial; nothing live changes)",
+      )
+      .addHelpText("after", helpExamples("tgw state restore 12 -f infra/"))
+      .argument("<serial>", "the serial to restore (see tgw state history)")
+      .option("--lock-timeout <duration>", "how long to wait for the state lock", "0s"),
+  ).action(async (serialText: string, opts: StateLocateOptions & { lockTimeout: string }) => {
+    const serial = Number(serialText);
+    if (!Number.isInteger(serial) || serial < 1) {
+      throw new UsageError(`SERIAL must be a whole number from 1, got "${serialText}"`);
+    }
+    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+    const command = `tgw state restore ${serial}`;
+    const { store } = await openCommandState(opts, command);
+    if (!hasHistory(store)) throw noHistory(store.location);
+    const unlock = await store.lock({ timeoutMs, holder: command });
+    try {
+      const past = await store.snapshotAt(serial);
+      if (past === undefined) {
+        const kept = (await store.history()).map((e) => e.serial);
+        throw new UsageError(
+          `serial ${serial} is not kept in state ${store.location} (kept: ${kept.join(", ") || "none"})`,
+        );
+      }
+      const current = await store.read();
+      const written = await store.write({ ...current, resources: past.resources }, { command });
+      process.stdout.write(
+        `Restored the records of serial ${serial} as serial ${written.serial} of state ${store.location}.\n` +
+          "Nothing live was changed: the next plan compares these records with the live resources.\n",
+      );
+    } finally {
+      await unlock();
+    }
+  });
+
+  withLocation(
+    state
+      .command("migrate")
+      .description("copy the whole state (lineage, serial, records) into another, empty store")
+      .addHelpText(
+        "after",
+        helpExamples(
+          "tgw state migrate -f infra/ --to postgres://tgw@db.example.com/tgw",
+          "tgw state migrate -f infra/ --state postgres://tgw@db/tgw --to infra/.tgw/state.json",
+        ),
+      )
+      .requiredOption("--to <path|url>", "where to: a state file path or a postgres:// URL")
+      .option("--lock-timeout <duration>", "how long to wait for each state lock", "0s"),
+  ).action(async (opts: StateLocateOptions & { to: string; lockTimeout: string }) => {
+    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+    const holder = "tgw state migrate";
+    const from = await openCommandState(opts, holder);
+    const unlockFrom = await from.store.lock({ timeoutMs, holder });
+    try {
+      const snapshot = await from.store.read();
+      if (snapshot.serial === 0) {
+        throw new UsageError(`no state at ${from.store.location}: nothing to migrate (use --state or -f?)`);
+      }
+      const to = await openStateStore(locateState({ state: opts.to, env: {} }), {
+        stack: snapshot.stack,
+        command: holder,
+        warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
+      });
+      try {
+        if (to.store.location === from.store.location) {
+          throw new UsageError(`--to names the state being migrated (${to.store.location})`);
+        }
+        if (!canImport(to.store))
+          throw new UsageError(`state ${to.store.location} cannot take a migrated state`);
+        const unlockTo = await to.store.lock({ timeoutMs, holder });
+        try {
+          await to.store.importSnapshot(snapshot);
+          const check = await to.store.read();
+          if (JSON.stringify(check) !== JSON.stringify(snapshot)) {
+            throw new Error(`the state read back from ${to.store.location} differs from the one migrated`);
+          }
+        } finally {
+          await unlockTo();
+        }
+        const n = Object.keys(snapshot.resources).length;
+        process.stdout.write(
+          `Migrated stack ${color.bold(snapshot.stack)} (serial ${snapshot.serial}, lineage ${snapshot.lineage}, ` +
+            `${n} resource${n === 1 ? "" : "s"}) from ${from.store.location} to ${to.store.location}.\n` +
+            `The source was left as it was. Use the new state from now on: --state, TGW_STATE_URL or the state: block.\n`,
+        );
+      } finally {
+        await to.close();
+      }
+    } finally {
+      await unlockFrom();
+      await from.close();
+    }
+  });
+}
+
+function row(e: HistoryEntry): string[] {
+  return [
+    String(e.serial),
+    e.writtenAt,
+    e.writtenBy,
+    e.revision === undefined ? "" : e.revision.slice(0, 12),
+    String(e.resources),
+    changeSummary(e.plan),
+  ];
+}

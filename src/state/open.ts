@@ -1,0 +1,95 @@
+/**
+ * Which state store a command uses, in order (docs/state.md):
+ * 1. `--state` (a file path, or a `postgres://` URL);
+ * 2. the `TGW_STATE_URL` environment variable (same forms);
+ * 3. the configuration's `state:` block (src/config/state-setting.ts);
+ * 4. the file `<config dir>/.tgw/state.json`.
+ *
+ * The PostgreSQL store is loaded only when a `postgres://` URL is used, so file users never load the
+ * driver.
+ */
+import { UsageError } from "../errors.js";
+import { FileStateStore } from "./file-store.js";
+import { resolveStatePath } from "./location.js";
+import { isPostgresUrl, parsePostgresUrl, redactUrl } from "./postgres/url.js";
+import type { StateStore } from "./store.js";
+
+/** Where a state lives. */
+export type StateLocation = { kind: "file"; path: string } | { kind: "postgres"; url: string };
+
+/** Inputs of `locateState`. */
+export interface LocateStateOptions {
+  /** `--state`. */
+  state?: string | undefined;
+  /** The configuration's `state:` URL (DesiredState.stateUrl). */
+  configured?: string | undefined;
+  /** The `-f` arguments (the first locates the default file). */
+  config?: string[] | undefined;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** Chooses the state location (see the module comment for the order). */
+export function locateState(opts: LocateStateOptions): StateLocation {
+  const env = opts.env ?? process.env;
+  const chosen = opts.state ?? (env.TGW_STATE_URL?.trim() || undefined) ?? opts.configured;
+  if (chosen !== undefined && isPostgresUrl(chosen)) {
+    parsePostgresUrl(chosen); // Refuse a bad URL before anything runs.
+    return { kind: "postgres", url: chosen };
+  }
+  if (chosen !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
+    throw new UsageError(
+      `state ${redactUrl(chosen)}: only postgres:// URLs and file paths are supported (set by ${
+        opts.state !== undefined
+          ? "--state"
+          : env.TGW_STATE_URL?.trim()
+            ? "TGW_STATE_URL"
+            : "the state: block"
+      })`,
+    );
+  }
+  return {
+    kind: "file",
+    path: resolveStatePath({
+      ...(chosen === undefined ? {} : { state: chosen }),
+      config: opts.config,
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    }),
+  };
+}
+
+/** A store and how to let go of it. */
+export interface OpenedStore {
+  store: StateStore;
+  /** Closes its database connections (nothing for a file). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store at `location`.
+ * @param opts.stack required for PostgreSQL (rows are keyed by stack); for a file, the stack it must hold.
+ * @throws UsageError when a PostgreSQL store is asked for without a stack.
+ */
+export async function openStateStore(
+  location: StateLocation,
+  opts: { stack?: string | undefined; warn?: (message: string) => void; command?: string },
+): Promise<OpenedStore> {
+  if (location.kind === "file") {
+    const store = new FileStateStore(location.path, {
+      ...(opts.stack === undefined ? {} : { stack: opts.stack }),
+      ...(opts.warn === undefined ? {} : { warn: opts.warn }),
+    });
+    return { store, close: async () => {} };
+  }
+  if (opts.stack === undefined) {
+    throw new UsageError(
+      "a PostgreSQL state holds one row set per stack: name the stack with --stack, or with -f the configuration whose stack it is",
+    );
+  }
+  const { PostgresStateStore } = await import("./postgres/store.js");
+  const store = new PostgresStateStore(location.url, {
+    stack: opts.stack,
+    ...(opts.command === undefined ? {} : { command: opts.command }),
+  });
+  return { store, close: () => store.close() };
+}

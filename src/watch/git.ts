@@ -1,0 +1,109 @@
+/**
+ * A Git repository as the source of `tgw watch --git URL [--branch B] [--path DIR]` (docs/watch.md):
+ * a working copy kept with the `git` binary, fetched on the interval and on a webhook, checked out at
+ * the fetched commit (detached). The watch loop follows the files of the working copy like any
+ * configuration directory, so a new commit that changes them is reconciled; the commit id is the
+ * revision reported in health, metrics, logs and the state history.
+ *
+ * Operations are serialised: a checkout never happens while the configuration is being read
+ * (`whileReading`), so a load always sees one whole revision. URLs are shown without credentials.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { TgwError } from "../errors.js";
+import { redactUrl } from "../state/postgres/url.js";
+
+const run = promisify(execFile);
+
+/** Options of a `GitSource`. */
+export interface GitSourceOptions {
+  url: string;
+  /** Branch (or tag) to follow; default: the remote's default branch (HEAD). */
+  branch?: string;
+  /** Directory of the configuration inside the repository (default: its root). */
+  path?: string;
+  /** Where the working copy is kept. */
+  dir: string;
+}
+
+/** A followed Git repository. */
+export class GitSource {
+  readonly #opts: GitSourceOptions;
+  #revision: string | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: GitSourceOptions) {
+    this.#opts = opts;
+  }
+
+  /** The URL for messages (no password). */
+  get display(): string {
+    return redactUrl(this.#opts.url);
+  }
+
+  /** The configuration directory in the working copy (`-f` of the watch loop). */
+  get configDir(): string {
+    return join(this.#opts.dir, this.#opts.path ?? ".");
+  }
+
+  /** The commit checked out (undefined before the first sync). */
+  get revision(): string | undefined {
+    return this.#revision;
+  }
+
+  /**
+   * Fetches the branch and checks out its commit when it moved.
+   * @returns the commit checked out and whether it changed.
+   * @throws TgwError (`git`) naming the repository and git's message.
+   */
+  sync(): Promise<{ revision: string; changed: boolean }> {
+    return this.#serial(async () => {
+      const dir = this.#opts.dir;
+      if (!existsSync(join(dir, ".git"))) {
+        await mkdir(dir, { recursive: true });
+        await this.#git(["init", "--quiet", dir], undefined);
+        await this.#git(["remote", "add", "origin", this.#opts.url]);
+      }
+      await this.#git(["fetch", "--quiet", "--depth", "1", "origin", this.#opts.branch ?? "HEAD"]);
+      const fetched = (await this.#git(["rev-parse", "FETCH_HEAD^{commit}"])).trim();
+      if (fetched === this.#revision) return { revision: fetched, changed: false };
+      await this.#git(["checkout", "--quiet", "--force", "--detach", fetched]);
+      await this.#git(["clean", "--quiet", "-d", "--force"]);
+      this.#revision = fetched;
+      return { revision: fetched, changed: true };
+    });
+  }
+
+  /** Runs `fn` (a configuration load) with no checkout in between; gives the revision it read. */
+  whileReading<T>(fn: () => Promise<T>): Promise<{ value: T; revision: string | undefined }> {
+    return this.#serial(async () => ({ value: await fn(), revision: this.#revision }));
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(fn, fn);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #git(args: string[], cwd: string | undefined = this.#opts.dir): Promise<string> {
+    try {
+      const { stdout } = await run("git", args, {
+        ...(cwd === undefined ? {} : { cwd }),
+        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string; code?: string };
+      const reason =
+        e.code === "ENOENT" ? "the git binary was not found on the PATH" : (e.stderr || e.message).trim();
+      throw new TgwError(
+        "git",
+        `git ${args[0]} of ${this.display} failed: ${redactUrl(reason.split("\n").at(-1) ?? reason)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * `tgw watch --git`: the configuration comes from a Git repository (a local `file://` one that the
+ * test commits to). A new commit is fetched on the interval or at once on `POST /hooks/git` (with the
+ * shared secret), applied, and its commit id reported in health, metrics, the log and the state
+ * history (PostgreSQL, started by this file). A commit whose configuration is invalid is reported with
+ * its commit id and not applied; the last good revision stays applied.
+ */
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultGitDir } from "../../src/cli/watch-fleet.js";
+import { PostgresStateStore } from "../../src/state/postgres/store.js";
+import { startTestPostgres } from "../helpers/postgres.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { keysDescribed, startWatch } from "./child.js";
+
+const pg = await startTestPostgres();
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+  await pg?.stop();
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A repository with `infra/main.yaml`; `commit(text)` commits a new version and returns its id. */
+function repository() {
+  const dir = mkdtempSync(join(tmpdir(), "tgw-git-repo-"));
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: dir,
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "t",
+        GIT_AUTHOR_EMAIL: "t@e",
+        GIT_COMMITTER_NAME: "t",
+        GIT_COMMITTER_EMAIL: "t@e",
+      },
+    })
+      .toString()
+      .trim();
+  git("init", "--quiet", "--initial-branch", "main");
+  execFileSync("mkdir", ["-p", join(dir, "infra")]);
+  return {
+    url: `file://${dir}`,
+    commit(text: string): string {
+      writeFileSync(join(dir, "infra", "main.yaml"), text);
+      git("add", "-A");
+      git("commit", "--quiet", "-m", "change");
+      return git("rev-parse", "HEAD");
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+const keyConfig = (description: string) =>
+  `stack: gitops\napi_keys:\n  ci:\n    description: ${description}\n`;
+
+describe.skipIf(pg === undefined)("tgw watch --git", () => {
+  it("applies each commit, reports its revision, refuses an invalid one and keeps the last good one", async () => {
+    if (pg === undefined) return;
+    const repo = repository();
+    const first = repo.commit(keyConfig("git-first"));
+    const url = new URL(pg.freshSchemaUrl());
+    url.password = "";
+    const secret = "webhook-secret-1";
+    const port = await freePort();
+    const health = `http://127.0.0.1:${port}`;
+    const w = startWatch({
+      dir: "",
+      api: server,
+      cwd: tmpdir(),
+      env: { PGPASSWORD: pg.password, TGW_STATE_URL: url.toString(), TGW_GIT_WEBHOOK_SECRET: secret },
+      args: [
+        "--git",
+        repo.url,
+        "--branch",
+        "main",
+        "--path",
+        "infra",
+        "--log-format",
+        "json",
+        "--interval",
+        "60s",
+        "--health-port",
+        String(port),
+      ],
+    });
+    const revision = (status: string, rev: string) => (e: Record<string, unknown>) =>
+      e.event === "revision" && e.status === status && e.revision === rev;
+    try {
+      await w.waitForEvent(revision("applied", first), { timeoutMs: 30_000 });
+      expect(await keysDescribed(server, "git-first")).toHaveLength(1);
+
+      // An invalid commit, announced by the webhook: reported with its id, not applied.
+      const bad = repo.commit("stack: gitops\napi_keys:\n  ci:\n    descriptio: typo\n");
+      const denied = await fetch(`${health}/hooks/git`, {
+        method: "POST",
+        headers: { authorization: "Bearer wrong" },
+      });
+      expect(denied.status).toBe(401);
+      const body = JSON.stringify({ ref: "refs/heads/main" });
+      const signature = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+      const queued = await fetch(`${health}/hooks/git`, {
+        method: "POST",
+        body,
+        headers: { "x-hub-signature-256": signature, "content-type": "application/json" },
+      });
+      expect(queued.status).toBe(202);
+      const invalid = await w.waitForEvent(revision("invalid", bad), { timeoutMs: 30_000 });
+      expect(invalid.event.appliedRevision).toBe(first);
+      expect(invalid.event.msg).toContain(`revision ${bad.slice(0, 12)} is invalid and was not applied`);
+      let status = (await (await fetch(`${health}/healthz`)).json()) as {
+        revision: { applied: string; fetched: string; invalid: { revision: string; problem: string } };
+      };
+      expect(status.revision).toMatchObject({ applied: first, fetched: bad, invalid: { revision: bad } });
+      expect(status.revision.invalid.problem).toContain("descriptio");
+      expect(await keysDescribed(server, "git-first")).toHaveLength(1);
+
+      // A good commit again: applied, and recorded with the state.
+      const good = repo.commit(keyConfig("git-second"));
+      await fetch(`${health}/hooks/git`, { method: "POST", headers: { authorization: `Bearer ${secret}` } });
+      await w.waitForEvent(revision("applied", good), { timeoutMs: 30_000 });
+      expect(await keysDescribed(server, "git-second")).toHaveLength(1);
+      status = (await (await fetch(`${health}/healthz`)).json()) as typeof status;
+      expect(status.revision.applied).toBe(good);
+      const metrics = await (await fetch(`${health}/metrics`)).text();
+      expect(metrics).toContain(`tgw_applied_revision_info{revision="${good}"} 1`);
+      expect(metrics).not.toContain(`revision="${first}"`);
+      const store = new PostgresStateStore(
+        url.toString().replace("postgres://postgres@", `postgres://postgres:${pg.password}@`),
+        {
+          stack: "gitops",
+        },
+      );
+      try {
+        const [latest] = await store.history(1);
+        expect(latest).toMatchObject({ revision: good, writtenBy: "tgw watch" });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await w.stop();
+      repo.cleanup();
+      rmSync(defaultGitDir(repo.url, "main"), { recursive: true, force: true });
+    }
+  }, 120_000);
+});
