@@ -7,8 +7,11 @@
  * 2. A resource recorded in the state whose id still exists is that object (the state is the journal).
  * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
  *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
- * 4. Two live objects carrying one address's marker is an error naming both ids (except an object the
- *    state records as the deposed half of an unfinished replace).
+ * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
+ *    with its own state): one is kept, the others are duplicates, which the plan deletes. Kept: the
+ *    one the state records (for an API key, the key whose token this workspace wrote), else the
+ *    oldest (`created_at`, then id). An object the state records as the deposed half of an unfinished
+ *    replace is not a duplicate.
  * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
  *    are orphans: the plan deletes them. A module is an orphan only when the state says tgw set it.
  * 6. State records whose object is gone, or now carries another stack's marker, are forgotten; live
@@ -19,11 +22,13 @@
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { fillPath, getKind } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
-import { DuplicateMarkerError } from "./errors.js";
 import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
 export const DEPOSED_SUFFIX = "#deposed";
+
+/** Plan address of a duplicate's removal: `<address>#duplicate:<id>` (never a state address). */
+export const DUPLICATE_SUFFIX = "#duplicate:";
 
 /** A desired resource and the live object it is (if any). */
 export interface Match {
@@ -49,11 +54,23 @@ export interface Orphan {
   via: "state" | "marker";
 }
 
+/** A second live object carrying the marker of an address whose kept object is `keptId`: to delete. */
+export interface Duplicate {
+  address: string;
+  kind: string;
+  live: LiveObject;
+  keptId: string;
+  /** Why `keptId` is the one kept: `state` (recorded there) or `oldest`. */
+  keptBecause: "state" | "oldest";
+}
+
 /** The result of matching desired state with live state. */
 export interface Ownership {
   /** One per desired resource, in the order given. */
   matches: Match[];
   orphans: Orphan[];
+  /** Extra objects carrying an address's marker, sorted by address then id. */
+  duplicates: Duplicate[];
   /** State addresses whose objects no longer exist and that desired state does not have. */
   forget: string[];
 }
@@ -65,7 +82,6 @@ export function modulePath(resource: DesiredResource): string {
 
 /**
  * Matches `resources` (all of desired state, or none for a destroy) with live objects.
- * @throws DuplicateMarkerError when two live objects claim one address of this stack.
  */
 export function matchOwnership(input: {
   desired: Pick<DesiredState, "stack" | "ownership">;
@@ -82,7 +98,7 @@ export function matchOwnership(input: {
       .map((r) => r.id),
   );
 
-  // Rule 4: one marked object per address.
+  // Rule 4: one marked object per address; the others are duplicates.
   const marked = new Map<string, LiveObject[]>();
   if (useMarkers) {
     for (const o of live.objects.values()) {
@@ -91,16 +107,8 @@ export function matchOwnership(input: {
       list.push(o);
       marked.set(o.marker.address, list);
     }
-    const dups = [...marked.entries()]
-      .filter(([, list]) => list.length > 1)
-      .map(([address, list]) => ({
-        address,
-        kind: (list[0] as LiveObject).kind,
-        ids: list.map((o) => o.id).sort(),
-      }))
-      .sort((a, b) => a.address.localeCompare(b.address));
-    if (dups.length > 0) throw new DuplicateMarkerError(dups, desired.stack);
   }
+  const duplicates = splitDuplicates(marked, state);
 
   // An object carrying another stack's marker belongs to that stack (it was imported there): a state
   // record of this stack pointing at it is stale and is forgotten, never acted on.
@@ -200,5 +208,33 @@ export function matchOwnership(input: {
     orphans.push({ address, kind: obj.kind, live: obj, via: "marker" });
   }
   orphans.sort((a, b) => a.address.localeCompare(b.address));
-  return { matches, orphans, forget: forget.sort() };
+  return { matches, orphans, duplicates, forget: forget.sort() };
+}
+
+/**
+ * Leaves one object per address in `marked` (rule 4) and returns the others as duplicates. Objects of
+ * another kind than the kept one (a marker copied by hand) are duplicates too.
+ */
+function splitDuplicates(marked: Map<string, LiveObject[]>, state: StateSnapshot): Duplicate[] {
+  const duplicates: Duplicate[] = [];
+  for (const [address, list] of marked) {
+    if (list.length < 2) continue;
+    const recorded = state.resources[address]?.id;
+    const byState = list.find((o) => o.id === recorded);
+    const keep = byState ?? [...list].sort(olderFirst)[0];
+    if (!keep) continue;
+    marked.set(address, [keep]);
+    for (const o of list) {
+      if (o === keep) continue;
+      const keptBecause = byState ? "state" : "oldest";
+      duplicates.push({ address, kind: o.kind, live: o, keptId: keep.id, keptBecause });
+    }
+  }
+  return duplicates.sort((a, b) => a.address.localeCompare(b.address) || a.live.id.localeCompare(b.live.id));
+}
+
+function olderFirst(a: LiveObject, b: LiveObject): number {
+  const ta = typeof a.raw.created_at === "string" ? a.raw.created_at : "";
+  const tb = typeof b.raw.created_at === "string" ? b.raw.created_at : "";
+  return ta.localeCompare(tb) || a.id.localeCompare(b.id);
 }

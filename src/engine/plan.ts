@@ -25,7 +25,7 @@ import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { applyMoves, type Move } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
-import { DEPOSED_SUFFIX, type Match, matchOwnership } from "./ownership.js";
+import { DEPOSED_SUFFIX, DUPLICATE_SUFFIX, type Match, matchOwnership } from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
@@ -46,8 +46,8 @@ export interface PlanInput {
 }
 
 /**
- * Plans the changes that make `live` equal `desired`.
- * @throws DuplicateMarkerError when two live objects carry one address's marker.
+ * Plans the changes that make `live` equal `desired`. Duplicates (a second object carrying an
+ * address's marker) are deleted, each as its own change `<address>#duplicate:<id>`.
  */
 export function makePlan(input: PlanInput): Plan {
   const { desired } = input;
@@ -88,6 +88,21 @@ export function makePlan(input: PlanInput): Plan {
           : o.via === "marker"
             ? "no longer in the configuration (found by its ownership marker)"
             : "no longer in the configuration",
+      dependsOn: [],
+    });
+  }
+  for (const d of own.duplicates) {
+    const kind = getKind(d.kind);
+    changes.push({
+      address: `${d.address}${DUPLICATE_SUFFIX}${d.live.id}`,
+      kind: d.kind,
+      action: "delete",
+      id: d.live.id,
+      before: liveValues(kind, d.live.raw),
+      changedFields: [],
+      reason: `duplicate: it also carries the ownership marker of ${d.address}; ${d.keptId} is kept (${
+        d.keptBecause === "state" ? "the object this state records" : "the oldest"
+      })`,
       dependsOn: [],
     });
   }

@@ -4,7 +4,7 @@
  * without this stack's marker are never touched; import adopts one; the refresh uses lists.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DuplicateMarkerError, hasChanges, importResource } from "../../src/engine/index.js";
+import { hasChanges, importResource } from "../../src/engine/index.js";
 import { collections, encodeMetadata } from "../../src/model/index.js";
 import { desired, res, STACK } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
@@ -115,15 +115,26 @@ describe("ownership", () => {
     await bench.api.delete(`/backends/tunnel_group/${other.id}`);
   });
 
-  it("refuses to plan when two live objects carry one address's marker, naming both", async () => {
+  it("when two live objects carry one address's marker, keeps the oldest and deletes the other", async () => {
     const metadata = encodeMetadata(undefined, { stack: STACK, address: "tunnel_group_backends.web" });
     const a = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const b = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
-    const err = await bench.plan([web]).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DuplicateMarkerError);
-    expect((err as Error).message).toContain([a.id, b.id].sort().join(" and "));
-    await bench.api.delete(`/backends/tunnel_group/${a.id}`);
-    await bench.api.delete(`/backends/tunnel_group/${b.id}`);
+    const { plan } = await bench.plan([web]);
+    // Created in the same second: the oldest by `created_at`, then by id.
+    const [kept, extra] = [a.id, b.id].sort();
+    const removal = plan.changes.find((c) => c.action === "delete");
+    expect(removal).toMatchObject({ address: `tunnel_group_backends.web#duplicate:${extra}`, id: extra });
+    expect(removal?.reason).toMatch(new RegExp(`^duplicate: .* ${kept} is kept \\(the oldest\\)$`));
+    bench.reset();
+    await bench.apply([web]);
+    expect(bench.calls().sort()).toEqual([
+      "DELETE /backends/tunnel_group/:id",
+      "PATCH /backends/tunnel_group/:id",
+    ]);
+    const left = await bench.api.listAll<{ id: string }>("/backends/tunnel_group", "backends");
+    expect(left.map((o) => o.id)).toEqual([kept]);
+    expect((await bench.store.read()).resources["tunnel_group_backends.web"]?.id).toBe(kept);
+    expect(hasChanges((await bench.plan([web])).plan)).toBe(false);
   });
 
   it("import adopts an object: one PATCH writes the marker, the user's metadata stays", async () => {

@@ -3,7 +3,6 @@
  * reference server returns them; each scenario checks the actions, the fields and the ordering data.
  */
 import { describe, expect, it } from "vitest";
-import { DuplicateMarkerError } from "../../src/engine/errors.js";
 import { makePlan } from "../../src/engine/plan.js";
 import { desired, live, marked, pathOf, recordOf, res, state } from "./builders.js";
 
@@ -241,18 +240,33 @@ describe("plan", () => {
     expect(q.changes[0]?.action).toBe("no-op");
   });
 
-  it("fails naming both ids when two live objects carry one address's marker", () => {
-    const run = () =>
-      makePlan({
-        desired: desired([res("api_keys.ci")]),
-        live: live([
-          key("ak_1", { metadata: marked("api_keys.ci") }),
-          key("ak_2", { metadata: marked("api_keys.ci") }),
-        ]),
-        state: state(),
-      });
-    expect(run).toThrow(DuplicateMarkerError);
-    expect(run).toThrow(/api_keys\.ci: api_key objects ak_1 and ak_2 both carry the marker of stack "demo"/);
+  it("deletes duplicates: keeps the object the state records, else the oldest", () => {
+    const r = res("api_keys.ci");
+    const objects = [
+      key("ak_1", { metadata: marked("api_keys.ci"), created_at: "2025-01-02T00:00:00Z" }),
+      key("ak_2", { metadata: marked("api_keys.ci"), created_at: "2025-01-01T00:00:00Z" }),
+      key("ak_3", { metadata: marked("api_keys.ci"), created_at: "2025-01-03T00:00:00Z" }),
+    ];
+    const removals = (s: ReturnType<typeof state>) =>
+      makePlan({ desired: desired([r]), live: live(objects), state: s })
+        .changes.filter((c) => c.action === "delete")
+        .map((c) => [c.address, c.id, c.reason]);
+    expect(removals(state())).toEqual([
+      ["api_keys.ci#duplicate:ak_1", "ak_1", expect.stringMatching(/ak_2 is kept \(the oldest\)$/)],
+      ["api_keys.ci#duplicate:ak_3", "ak_3", expect.stringMatching(/ak_2 is kept \(the oldest\)$/)],
+    ]);
+    expect(removals(state([recordOf(r, "ak_3")]))).toEqual([
+      [
+        "api_keys.ci#duplicate:ak_1",
+        "ak_1",
+        expect.stringMatching(/ak_3 is kept \(the object this state records\)$/),
+      ],
+      [
+        "api_keys.ci#duplicate:ak_2",
+        "ak_2",
+        expect.stringMatching(/ak_3 is kept \(the object this state records\)$/),
+      ],
+    ]);
   });
 
   it("reports drift: a change behind tgw's back, and an object deleted behind its back", () => {
