@@ -36,7 +36,7 @@ export function renderPlanMarkdown(plan: Plan, limit = COMMENT_LIMIT): string {
     `| ${s.create} | ${s.update} | ${s.replace} | ${s.delete} |`,
     "",
   );
-  let text = head.join("\n");
+  let text = `${head.join("\n")}\n`;
   const blocks = acting.map(details);
   const note = (left: number) =>
     `\n**Truncated:** ${left} more change${left === 1 ? " is" : "s are"} not shown (a comment holds at most ${limit.toLocaleString("en-US")} characters). The job log has the whole plan; \`tgw plan\` shows it too.\n`;
@@ -55,7 +55,7 @@ function details(ch: Plan["changes"][number]): string {
   const body = [header.trim(), ...fields.map((l) => l.replace(/^ {6}/, ""))].join("\n");
   const fence = "`".repeat(Math.max(3, longestRun(body) + 1));
   const summary = escapeHtml(comment.replace(/^\s*# /, ""));
-  return `<details><summary><code>${escapeHtml(header.trim().split(" ")[0] ?? "")}</code> ${summary}</summary>\n\n${fence}diff\n${body}\n${fence}\n\n</details>\n`;
+  return `<details><summary><code>${escapeHtml(header.trim().split(" ")[0] ?? "")}</code> ${summary}</summary>\n\n${fence}diff\n${body}\n${fence}\n\n</details>\n\n`;
 }
 
 function longestRun(text: string): number {
