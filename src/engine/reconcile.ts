@@ -207,8 +207,9 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
         ...(options.revision === undefined ? {} : { revision: options.revision }),
       },
     );
-    // Record the API now, even if the plan has nothing else to write.
-    if (apiToRecord(plan, state, options.apiIdentity)) await journal.update(() => {});
+    // Record the API even when the plan has nothing else to write (otherwise the first write of the
+    // apply carries it, so serials count as before).
+    if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan)) await journal.update(() => {});
     const recovered = new Map<string, string>();
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,
