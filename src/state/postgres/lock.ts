@@ -7,7 +7,9 @@
  * process id), so that a waiter can name it. A description counts only while `pg_locks` shows that
  * very server process holding that very lock: a description left by a killed holder is ignored.
  */
+
 import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "pg";
 import { type LockHolder, LockTimeoutError } from "../errors.js";
 import { advisoryKey, type LockPurpose, pgLocksIds } from "./keys.js";
@@ -73,7 +75,12 @@ export async function acquireAdvisoryLock(
         const holder = await describeHolder(client, target, key);
         throw new LockTimeoutError(target.location, holder, opts.timeoutMs);
       }
-      await sleep(Math.min(POLL_MS, left), opts.signal);
+      // As the file lock: an aborted wait rejects with the caller's reason, not timers' AbortError.
+      await sleep(Math.min(POLL_MS, left), undefined, opts.signal ? { signal: opts.signal } : {}).catch(
+        (err: unknown) => {
+          throw opts.signal?.aborted ? opts.signal.reason : err;
+        },
+      );
     }
     const description = await writeDescription(client, target, key, opts.holder);
     if (opts.leaseMs !== undefined) {
@@ -185,20 +192,4 @@ export async function describeHolder(
     if (Date.now() >= until) return undefined;
     await sleep(50);
   }
-}
-
-/** Waits `ms`; rejects with `signal.reason` as soon as the signal is aborted. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
