@@ -1,6 +1,8 @@
 /**
  * An abortable wait. Rejects with `signal.reason` (what the caller passed to `abort()`), so callers of the
  * client see their own reason whether the abort came during a request, a backoff or a rate-limit wait.
+ * Kept instead of `node:timers/promises`, whose `setTimeout` rejects with its own `AbortError` (the
+ * caller's reason only as its `cause`), on every wait of the client.
  */
 
 /**
