@@ -1,6 +1,10 @@
 /**
  * Atomic file replacement: a reader of the path sees the old content or the new one, never a mix, and
  * after a crash (even a power loss) the path holds one of the two.
+ *
+ * Kept instead of `write-file-atomic`, which cannot express two rules we need: it names its temporary
+ * file by a hash, where ours carries the writer's pid so that a later run removes only a dead process's
+ * leftovers (`removeStaleTempFiles`), and it does not fsync the directory after the rename.
  */
 import { randomBytes } from "node:crypto";
 import { open, readdir, rename, rm } from "node:fs/promises";
