@@ -2,6 +2,10 @@
  * Rate limit per API key (`--rate-limit N/WINDOW`, off by default; docs/design.md section 5): at most N
  * requests of one key in any sliding window. Over it: 429 with `Retry-After` (whole seconds until a
  * slot frees), checked before the body is read, so a 429 was not processed. Debug routes are exempt.
+ *
+ * Kept instead of `@fastify/rate-limit`, whose window is fixed (a counter reset every window): a client
+ * could then send 2N requests across a window boundary, which the production limit this reproduces
+ * does not allow, and the client-side limiter of src/client is tested against this exact rule.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
