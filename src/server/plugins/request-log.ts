@@ -3,7 +3,7 @@
  * back in error bodies). When it ends, one structured pino line is logged: method, url, status,
  * duration and operation id, never headers or bodies, so no token, key or secret can reach the log.
  * API requests (not debug ones) are also recorded in order for tests (`startTestServer().requests`,
- * `GET /debug/requests`), keeping the last 100 000.
+ * `GET /debug/requests`), keeping at least the last 100 000 (at most twice as many).
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -25,7 +25,9 @@ async function requestLogPlugin(app: FastifyInstance): Promise<void> {
       path: request.url.split("?")[0] ?? "",
       status: 0,
     };
-    if (recorded.length >= MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED + 1);
+    // Trimmed by half the buffer at once: a splice per request at the cap made every request O(n) and
+    // halved the server's throughput after 100 000 requests.
+    if (recorded.length >= 2 * MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED);
     recorded.push(entry);
     request.recorded = entry;
   });
