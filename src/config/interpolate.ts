@@ -47,15 +47,26 @@ export interface InterpolationContext {
 /** The fields of an entry, the index of their positions, the refs and the file-sourced values. */
 export type Interpolated = Pick<Entry, "fields" | "index" | "refs" | "fromFile" | "fromEnv">;
 
+/** Converts one string scalar at `pointer` (display path `path`), recording refs and sources in `out`. */
+export type StringConverter = (
+  value: string,
+  node: Node,
+  pointer: string,
+  path: string,
+  out: Interpolated,
+) => unknown;
+
 /**
- * Converts the API fields of an entry (`fieldEntries`: the body without options) to plain values.
- * @param basePath display path of the entry (its address)
+ * Converts the API fields of an entry to plain values, indexing the position of every value under
+ * its JSON pointer. Sources differ only in how a string is read (`${...}` in YAML, Terraform
+ * expressions in a synthesized stack): `convertString`.
+ * @param basePath display path of the entry (its address, or a construct path)
  */
-export function interpolateFields(
+export function convertFields(
   fieldEntries: { key: string; keyPos: Position; value: Node }[],
   entryPos: Position,
   basePath: string,
-  ctx: InterpolationContext,
+  convertString: StringConverter,
 ): Interpolated {
   const out: Interpolated = {
     fields: {},
@@ -84,11 +95,7 @@ export function interpolateFields(
       });
     }
     if (typeof node.value !== "string") return node.value;
-    const result = interpolateString(node.value, node.pos, path, ctx);
-    if (result.file) out.fromFile.set(pointer, result.file);
-    if (result.env) out.fromEnv.add(pointer);
-    if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
-    return result.value;
+    return convertString(node.value, node, pointer, path, out);
   };
   for (const e of fieldEntries) {
     const p = pointerChild("", e.key);
@@ -97,6 +104,26 @@ export function interpolateFields(
     out.fields[e.key] = convert(e.value, p, path);
   }
   return out;
+}
+
+/**
+ * Converts the API fields of an entry (`fieldEntries`: the body without options) to plain values,
+ * with `${env:}`, `${file:}` and `${ref:}` substituted.
+ * @param basePath display path of the entry (its address)
+ */
+export function interpolateFields(
+  fieldEntries: { key: string; keyPos: Position; value: Node }[],
+  entryPos: Position,
+  basePath: string,
+  ctx: InterpolationContext,
+): Interpolated {
+  return convertFields(fieldEntries, entryPos, basePath, (value, node, pointer, path, out) => {
+    const result = interpolateString(value, node.pos, path, ctx);
+    if (result.file) out.fromFile.set(pointer, result.file);
+    if (result.env) out.fromEnv.add(pointer);
+    if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
+    return result.value;
+  });
 }
 
 /**

@@ -16,10 +16,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { KindDescriptor } from "../../model/index.js";
 import type { RefValue } from "../desired.js";
-import { type Located, pointerChild } from "../entry.js";
 import type { ProblemList } from "../errors.js";
-import { type FileRead, type Interpolated, readText } from "../interpolate.js";
-import { childPath, itemPath } from "../paths.js";
+import { convertFields, type FileRead, type Interpolated, readText } from "../interpolate.js";
 import type { Node, Position } from "../source.js";
 import { withArticle } from "../words.js";
 import { type Expression, parseTemplate } from "./expressions.js";
@@ -69,13 +67,6 @@ export function convertAttributes(
   basePath: string,
   ctx: ValueContext,
 ): Interpolated {
-  const out: Interpolated = {
-    fields: {},
-    index: new Map<string, Located>([["", { pos: entryPos, path: basePath }]]),
-    refs: [],
-    fromFile: new Map(),
-    fromEnv: new Set(),
-  };
   const secret = (pointer: string) => {
     const names = pointer
       .split("/")
@@ -83,28 +74,9 @@ export function convertAttributes(
       .filter((s) => !/^\d+$/.test(s));
     return kind.secretPaths.some((p) => p.join("/") === names.join("/"));
   };
-  const convert = (node: Node, pointer: string, path: string): unknown => {
-    if (node.type === "map") {
-      const obj: Record<string, unknown> = {};
-      for (const e of node.entries) {
-        const p = pointerChild(pointer, e.key);
-        const childP = childPath(path, e.key);
-        out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path: childP });
-        obj[e.key] = convert(e.value, p, childP);
-      }
-      return obj;
-    }
-    if (node.type === "seq") {
-      return node.items.map((item, i) => {
-        const p = pointerChild(pointer, i);
-        const childP = itemPath(path, i);
-        out.index.set(p, { pos: item.pos, path: childP });
-        return convert(item, p, childP);
-      });
-    }
-    if (typeof node.value !== "string") return node.value;
-    const parts = parseTemplate(node.value);
-    if (!parts) return node.value;
+  return convertFields(entries, entryPos, basePath, (value, node, pointer, path, out) => {
+    const parts = parseTemplate(value);
+    if (!parts) return value;
     const report = (message: string) => ctx.problems.add(node.pos, path, message);
     const whole = parts.length === 1 && typeof parts[0] !== "string" ? parts[0] : undefined;
     if (whole?.kind === "ref") {
@@ -134,14 +106,7 @@ export function convertAttributes(
       else text += evaluateInString(part, { kind, pointer, path, pos: node.pos, out, ctx, secret });
     }
     return text;
-  };
-  for (const e of entries) {
-    const p = pointerChild("", e.key);
-    const path = childPath(basePath, e.key);
-    out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path });
-    out.fields[e.key] = convert(e.value, p, path);
-  }
-  return out;
+  });
 }
 
 interface InString {
