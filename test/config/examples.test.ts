@@ -85,11 +85,13 @@ describe("what a user's run leaves in examples/ is invisible to the tests", () =
     await writeFile(join(from, "complete", "main.yaml"), "stack: x\n");
     await writeFile(join(from, "complete", ".tgw", "state.json"), "{}");
     await writeFile(join(from, "complete", ".tgw", "secrets", "ci.token"), "secret");
+    await writeFile(join(from, "complete", "terraform.tfstate"), "{}");
     await mkdir(join(from, "complete", "dir.yaml"));
     const to = join(from, "..", `${basename(from)}-copy`);
     await copyExamples(to, from);
     expect(existsSync(join(to, "complete", "main.yaml"))).toBe(true);
     expect(existsSync(join(to, "complete", ".tgw"))).toBe(false);
+    expect(existsSync(join(to, "complete", "terraform.tfstate"))).toBe(false);
     expect(exampleConfigFiles(join(from, "complete"))).toEqual([join(from, "complete", "main.yaml")]);
     await rm(from, { recursive: true });
     await rm(to, { recursive: true });

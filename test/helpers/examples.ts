@@ -11,15 +11,28 @@ import { fileURLToPath } from "node:url";
 /** Absolute path of the repository's `examples/`, with a trailing slash. */
 export const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
 
-/** Folders a run of `tgw` (or a CDKTF synth, or npm) writes inside a configuration directory. */
-const LEFTOVERS = new Set([".tgw", "cdktf.out", "node_modules", ".terraform"]);
+/** What a run of `tgw` (or a CDKTF synth, npm or terraform) writes inside a configuration directory. */
+const LEFTOVERS = new Set([
+  ".tgw",
+  "cdktf.out",
+  "node_modules",
+  ".terraform",
+  ".terraform.lock.hcl",
+  "terraform.tfstate",
+  "terraform.tfstate.backup",
+]);
+
+/** Whether `path` is something a run left behind rather than a committed example file. */
+export function isLeftover(path: string): boolean {
+  return LEFTOVERS.has(basename(path));
+}
 
 /**
  * Copies `from` (default: the repository's examples) to `to`, leaving out run leftovers.
  * @param to destination directory (created); @param from source directory.
  */
 export async function copyExamples(to: string, from: string = EXAMPLES): Promise<void> {
-  await cp(from, to, { recursive: true, filter: (src) => !LEFTOVERS.has(basename(src)) });
+  await cp(from, to, { recursive: true, filter: (src) => !isLeftover(src) });
 }
 
 /**

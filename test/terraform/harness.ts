@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installProvider } from "../../src/terraform/install.js";
+import { isLeftover } from "../helpers/examples.js";
 
 /** True when `terraform` runs; throws under CI=true when it does not. */
 export function terraformAvailable(): boolean {
@@ -47,7 +48,8 @@ export class TerraformHome {
   /** A fresh workspace directory `name` (optionally a copy of `from`). */
   workspace(name: string, from?: string): string {
     const dir = join(this.root, name);
-    if (from) cpSync(from, dir, { recursive: true });
+    // Never what a user's terraform run left in examples/ (.terraform/, state, lock file).
+    if (from) cpSync(from, dir, { recursive: true, filter: (src) => !isLeftover(src) });
     else mkdirSync(dir, { recursive: true });
     return dir;
   }
