@@ -19,6 +19,7 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   ApiClient,
+  defaultBudgetDir,
   type ResponseEvent,
   type RetryOptions,
   WAITING_AFTER_MS,
@@ -92,6 +93,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     const api = new ApiClient({
       baseUrl: url,
       apiKey: key,
+      // Consecutive runs on this machine share the key's rate-limit budget (docs/plan.md).
+      budgetDir: defaultBudgetDir(),
       onResponse,
       ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),

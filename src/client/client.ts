@@ -23,6 +23,7 @@
  */
 import { Agent } from "undici";
 import { TgwError, UsageError } from "../errors.js";
+import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
 import {
@@ -128,6 +129,11 @@ export interface ApiClientOptions {
    * every 10 s while it still waits, so a long wait can say what it waits for. Exceptions are ignored.
    */
   onWaiting?: (event: WaitingEvent) => void;
+  /**
+   * Directory of rate-limit budgets shared by consecutive processes on this machine (./budget.ts,
+   * e.g. `defaultBudgetDir()`); used only when the client limits its rate. Default: none.
+   */
+  budgetDir?: string;
 }
 
 /**
@@ -158,6 +164,8 @@ export class ApiClient implements Api {
   readonly #retry: RetryOptions;
   readonly #timeoutMs: number;
   readonly #limiter: RateLimiter | undefined;
+  /** Where the limiter's budget is kept between processes (./budget.ts); undefined: nowhere. */
+  readonly #budgetFile: string | undefined;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
   readonly #onWaiting: ((event: WaitingEvent) => void) | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
@@ -177,6 +185,9 @@ export class ApiClient implements Api {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     const rate = resolveRateLimit(this.#base, options.rateLimit);
     this.#limiter = rate === undefined ? undefined : new RateLimiter(rate);
+    this.#budgetFile =
+      rate && options.budgetDir ? budgetFile(options.budgetDir, this.#base.href, this.#apiKey) : undefined;
+    if (rate && this.#budgetFile) this.#limiter?.seed(loadBudget(this.#budgetFile, rate.windowMs));
     this.#onResponse = options.onResponse;
     this.#retryUnreachable = options.retryUnreachable ?? true;
     this.#onWaiting = options.onWaiting;
@@ -270,6 +281,7 @@ export class ApiClient implements Api {
     if (this.#closed) return;
     this.#closed = true;
     this.#limiter?.dispose(closedError());
+    if (this.#limiter && this.#budgetFile) saveBudget(this.#budgetFile, this.#limiter.recentEnds());
     await this.#agent.close();
   }
 

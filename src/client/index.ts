@@ -2,6 +2,8 @@
  * Public surface of the API client. The engine imports from here only.
  * @see ./client.ts for the behaviour (headers, retries, rate limit, abort).
  */
+
+export { defaultBudgetDir } from "./budget.js";
 export {
   type Api,
   ApiClient,

@@ -38,7 +38,7 @@ interface Waiter {
   onAbort: () => void;
 }
 
-/** Sliding-window-log limiter. Create one per client; it is not shared between processes. */
+/** Sliding-window-log limiter. Create one per client; `seed` / `recentEnds` carry it between processes. */
 export class RateLimiter {
   readonly #limit: RateLimit;
   readonly #now: () => number;
@@ -83,6 +83,23 @@ export class RateLimiter {
       this.#waiters.push(waiter);
       this.#pump();
     });
+  }
+
+  /**
+   * Counts requests that ended at `endsEpochMs` (ms since the epoch), e.g. another process's, as if
+   * this limiter had sent them (./budget.ts).
+   */
+  seed(endsEpochMs: readonly number[], nowEpochMs = Date.now()): void {
+    const now = this.#now();
+    for (const t of endsEpochMs) this.#slots.push({ end: now - (nowEpochMs - t) });
+  }
+
+  /** The end times (ms since the epoch) of the requests still counted; one in flight counts as ending now. */
+  recentEnds(nowEpochMs = Date.now()): number[] {
+    const now = this.#now();
+    return this.#slots
+      .filter((slot) => slot.end + this.#limit.windowMs > now)
+      .map((slot) => Math.round(nowEpochMs - (now - Math.min(slot.end, now))));
   }
 
   /** Rejects every waiting caller with `reason` (used when the client closes). */

@@ -10,7 +10,7 @@
  */
 import { basename } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { type Api, ApiClient, ApiError } from "../client/index.js";
+import { type Api, ApiClient, ApiError, defaultBudgetDir } from "../client/index.js";
 import { objectPath } from "../engine/apply.js";
 import { describeError } from "../engine/errors.js";
 import { liveMetadataOf } from "../engine/live.js";
@@ -202,7 +202,7 @@ export class TunnelgwProvider {
     this.#markers = ownership === "marker";
     this.#stack = str(config.stack) ?? (basename(process.cwd()) || "default");
     try {
-      this.#api = new ApiClient({ baseUrl: url, apiKey: key });
+      this.#api = new ApiClient({ baseUrl: url, apiKey: key, budgetDir: defaultBudgetDir() });
     } catch (err) {
       return { diagnostics: [error("Invalid api_url", describeError(err), attr("api_url"))] };
     }

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLoopbackHost, PRODUCTION_RATE_LIMIT, resolveRateLimit } from "../../src/client/rate-limit.js";
 import { json, useHarness } from "./server.js";
@@ -71,5 +74,32 @@ describe("rate limiter", () => {
       requests: 5,
       windowMs: 10,
     });
+  });
+});
+
+describe("rate-limit budget shared by consecutive processes (src/client/budget.ts)", () => {
+  it("a client closed after using its budget leaves it counted for the next client of the same API and key", async () => {
+    const server = await harness.server(json(200, { ok: true }));
+    const budgetDir = mkdtempSync(join(tmpdir(), "tgw-budget-"));
+    const rateLimit = { requests: 5, windowMs: 1_000 };
+    const first = harness.client({ baseUrl: server.url, rateLimit, budgetDir });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => first.get(`/api_keys/ak_a${i}`)));
+    await first.close();
+    const [file] = readdirSync(budgetDir);
+    expect(file).toMatch(/^[0-9a-f]{32}\.json$/);
+    expect(readFileSync(join(budgetDir, file ?? ""), "utf8")).not.toContain("k");
+    expect(statSync(join(budgetDir, file ?? "")).mode & 0o777).toBe(0o600);
+
+    const second = harness.client({ baseUrl: server.url, rateLimit, budgetDir });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => second.get(`/api_keys/ak_b${i}`)));
+    expect(server.seen).toHaveLength(10);
+    // As one process would: never more than 5 arrivals in any window, across both clients.
+    expect(
+      busiestWindow(
+        server.seen.map((s) => s.at),
+        1_000,
+      ),
+    ).toBeLessThanOrEqual(5);
+    rmSync(budgetDir, { recursive: true, force: true });
   });
 });
