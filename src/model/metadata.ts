@@ -32,6 +32,8 @@ export function canonicalJson(value: unknown): string {
 const stringifySorted = configure({ deterministic: true, bigint: false });
 
 function parseObject(text: string): Record<string, unknown> | undefined {
+  // Most metadata is "" or plain text: not worth a JSON.parse that throws (thousands per refresh).
+  if (!text.trimStart().startsWith("{")) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
