@@ -4,9 +4,9 @@
  * confirmation (`--auto-approve` for CI). prevent_destroy and `--max-deletes` still apply.
  */
 
+import { type ApplyFlags, runApply, withApplyOptions } from "../apply-run.js";
+import type { RegisterCommand } from "../command.js";
 import { helpExamples } from "../output.js";
-import { type ApplyFlags, runApply, withApplyOptions } from "./apply.js";
-import type { RegisterCommand } from "./index.js";
 
 /** Registers `tgw destroy`. */
 export const registerDestroy: RegisterCommand = (program) => {

@@ -6,10 +6,10 @@
 import type { Command } from "commander";
 import { listEndpoints } from "../../engine/index.js";
 import { configDirOf } from "../../state/index.js";
+import type { RegisterCommand } from "../command.js";
 import { helpExamples } from "../output.js";
 import { table } from "../render/table.js";
 import { openTarget } from "../target.js";
-import type { RegisterCommand } from "./index.js";
 
 /** Registers `tgw endpoints`. */
 export const registerEndpoints: RegisterCommand = (program) => {

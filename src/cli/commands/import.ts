@@ -5,11 +5,11 @@
  * Then `tgw plan` shows how the object differs from the configuration.
  */
 import { checkStateApi, importResource } from "../../engine/index.js";
+import type { RegisterCommand } from "../command.js";
 import { parseDuration } from "../duration.js";
+import { type ApiCheckFlags, type CommonOptions, withApiCheck, withConfig } from "../options.js";
 import { color, helpExamples, warn } from "../output.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
-import type { RegisterCommand } from "./index.js";
-import { type ApiCheckFlags, type CommonOptions, withApiCheck, withConfig } from "./plan.js";
 
 interface ImportOptions extends CommonOptions, ApiCheckFlags {
   lockTimeout?: string;

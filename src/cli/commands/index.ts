@@ -1,5 +1,5 @@
 /** Every `tgw` command, in the order `tgw --help` lists them. Each module registers one command. */
-import type { Command } from "commander";
+import type { RegisterCommand } from "../command.js";
 import { registerApply } from "./apply.js";
 import { registerDestroy } from "./destroy.js";
 import { registerEndpoints } from "./endpoints.js";
@@ -10,9 +10,6 @@ import { registerState } from "./state.js";
 import { registerTerraform } from "./terraform.js";
 import { registerValidate } from "./validate.js";
 import { registerWatch } from "./watch.js";
-
-/** Registers one command (and its subcommands) on the program. */
-export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
   registerValidate,

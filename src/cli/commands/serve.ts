@@ -8,8 +8,8 @@
  */
 import { TgwError, UsageError } from "../../errors.js";
 import type { startServer } from "../../server/server.js";
+import type { RegisterCommand } from "../command.js";
 import { color, helpExamples } from "../output.js";
-import type { RegisterCommand } from "./index.js";
 
 interface ServeOptions {
   host: string;

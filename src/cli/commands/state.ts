@@ -1,6 +1,6 @@
 /**
  * `tgw state list | show ADDRESS | rm ADDRESS... | mv OLD NEW`: inspect and edit the state store
- * (docs/state.md); `history`, `restore` and `migrate` are in ./state-history.ts.
+ * (docs/state.md); `history`, `restore` and `migrate` are in src/cli/state-history.ts.
  *
  * The state is located like `plan` and `apply` locate it (src/cli/state-location.ts): `--state PATH|URL`,
  * `TGW_STATE_URL`, the configuration's `state:` block, else
@@ -10,18 +10,18 @@
 import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Command } from "commander";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { closest } from "../../config/words.js";
 import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
+import type { RegisterCommand } from "../command.js";
 import { parseDuration } from "../duration.js";
+import { withLocation } from "../options.js";
 import { color, helpExamples } from "../output.js";
 import { table } from "../render/table.js";
+import { registerStateHistory } from "../state-history.js";
 import { openCommandState } from "../state-location.js";
-import type { RegisterCommand } from "./index.js";
-import { registerStateHistory } from "./state-history.js";
 
 /** `rm` fails at once by default when another tgw holds the lock, naming it. */
 const DEFAULT_LOCK_TIMEOUT = "0s";
@@ -30,21 +30,6 @@ interface LocateOptions {
   state?: string;
   file?: string[];
   stack?: string;
-}
-
-/** Adds `--state`, `--stack` and `-f` (also used by ./state-history.ts). */
-export function withLocation(cmd: Command): Command {
-  return cmd
-    .option(
-      "--state <path|url>",
-      "state file or postgres:// URL (default: TGW_STATE_URL, the configuration's state: block, or .tgw/state.json beside the first -f)",
-    )
-    .option("--stack <name>", "the stack whose PostgreSQL state to use (default: the configuration's)")
-    .option(
-      "-f, --file <path>",
-      "configuration file or directory whose state to use (repeatable; the first one locates the state)",
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
-    );
 }
 
 async function openStore(opts: LocateOptions, command: string): Promise<StateStore> {

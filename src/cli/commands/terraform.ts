@@ -5,8 +5,8 @@
  */
 import type { Command } from "commander";
 import { installProvider } from "../../terraform/install.js";
+import type { RegisterCommand } from "../command.js";
 import { helpExamples } from "../output.js";
-import type { RegisterCommand } from "./index.js";
 
 /** Registers `tgw terraform` and its `install` subcommand. */
 export const registerTerraform: RegisterCommand = (program) => {

@@ -11,8 +11,8 @@
 
 import { displayPath } from "../../config/files.js";
 import { ConfigError, loadConfig } from "../../config/index.js";
+import type { RegisterCommand } from "../command.js";
 import { color, helpExamples } from "../output.js";
-import type { RegisterCommand } from "./index.js";
 
 interface ValidateOptions {
   file: string[];

@@ -24,7 +24,16 @@ import {
   WatchLoop,
 } from "../../watch/index.js";
 import { WatchMetrics } from "../../watch/metrics.js";
+import type { RegisterCommand } from "../command.js";
 import { formatDuration, parseDuration } from "../duration.js";
+import {
+  type CommonOptions,
+  parsePositiveCount,
+  type SafetyFlags,
+  safetyOptions,
+  withConfig,
+  withSafety,
+} from "../options.js";
 import { color } from "../output.js";
 import { openTarget } from "../target.js";
 import {
@@ -35,15 +44,6 @@ import {
   replicaStatus,
   WEBHOOK_SECRET_ENV,
 } from "../watch-fleet.js";
-import type { RegisterCommand } from "./index.js";
-import {
-  type CommonOptions,
-  parsePositiveCount,
-  type SafetyFlags,
-  safetyOptions,
-  withConfig,
-  withSafety,
-} from "./plan.js";
 
 interface WatchFlags extends CommonOptions, SafetyFlags {
   interval: string;

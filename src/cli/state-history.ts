@@ -5,22 +5,18 @@
  *   nothing live is changed, the next plan compares them with live state;
  * - `migrate --to` copies the whole state (lineage, serial, records) into an empty store: a file
  *   into PostgreSQL and back. The source is left as it was.
+ *
+ * Subcommands of `tgw state` (src/cli/commands/state.ts registers them); imports no command.
  */
 import type { Command } from "commander";
-import { UsageError } from "../../errors.js";
-import { locateState, openStateStore } from "../../state/open.js";
-import type {
-  HistoryEntry,
-  PlannedChange,
-  StateHistory,
-  StateImport,
-  StateStore,
-} from "../../state/store.js";
-import { parseDuration } from "../duration.js";
-import { color, colorErr, helpExamples } from "../output.js";
-import { table } from "../render/table.js";
-import { openCommandState, type StateLocateOptions } from "../state-location.js";
-import { withLocation } from "./state.js";
+import { UsageError } from "../errors.js";
+import { locateState, openStateStore } from "../state/open.js";
+import type { HistoryEntry, PlannedChange, StateHistory, StateImport, StateStore } from "../state/store.js";
+import { parseDuration } from "./duration.js";
+import { withLocation } from "./options.js";
+import { color, colorErr, helpExamples } from "./output.js";
+import { table } from "./render/table.js";
+import { openCommandState, type StateLocateOptions } from "./state-location.js";
 
 function hasHistory(store: StateStore): store is StateStore & StateHistory {
   return typeof (store as Partial<StateHistory>).history === "function";

@@ -1,0 +1,240 @@
+/**
+ * The run of `tgw apply` and `tgw destroy` (docs/plan.md): plan, confirm, apply, report, and the
+ * options both commands take. See src/cli/commands/apply.ts for what the run does.
+ */
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import {
+  ApplyFailedError,
+  type ChangeOutcome,
+  type EngineEvent,
+  NotConfirmedError,
+  type Plan,
+  type ReconcileResult,
+  reconcile,
+} from "../engine/index.js";
+import { ExitCode, TgwError, UsageError } from "../errors.js";
+import { parseDuration } from "./duration.js";
+import {
+  type PlanningFlags,
+  parsePositiveCount,
+  safetyOptions,
+  targetOptions,
+  withApiCheck,
+  withConfig,
+  withSafety,
+  withTargets,
+} from "./options.js";
+import { color, colorErr, warn } from "./output.js";
+import { readPlanFile } from "./plan-file.js";
+import { partialWarning, renderPlan } from "./render/human.js";
+import { planToJson } from "./render/json.js";
+import { applySummary, lostTokenWarning, progressLine } from "./render/progress.js";
+import { holder, openTarget, openWorkspace } from "./target.js";
+
+/** Options of `apply` and `destroy`. */
+export interface ApplyFlags extends PlanningFlags {
+  autoApprove?: boolean;
+  parallelism?: number;
+  lockTimeout?: string;
+  json?: boolean;
+  showTokens?: boolean;
+}
+
+/** Adds the options `apply` and `destroy` share. */
+export function withApplyOptions(cmd: Command): Command {
+  return withTargets(withApiCheck(withSafety(withConfig(cmd))))
+    .option("--auto-approve", "apply without asking for confirmation (for CI)")
+    .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
+    .option(
+      "--lock-timeout <duration>",
+      "how long to wait for the state lock, e.g. 30s (default 0s: fail at once)",
+    )
+    .option(
+      "--json",
+      "print the plan and the outcome of every change as one JSON object (needs --auto-approve)",
+    );
+}
+
+/** The interruption of a run before anything was applied (exit code 130). */
+export class InterruptedError extends TgwError {
+  constructor() {
+    super("interrupted", "interrupted before anything was applied", { exitCode: ExitCode.interrupted });
+  }
+}
+
+/**
+ * Asks `question` on the terminal; true only for the answer `yes`.
+ * @throws NotConfirmedError when stdin is not a terminal.
+ */
+export async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) {
+    throw new NotConfirmedError(
+      "stdin is not a terminal, so apply cannot ask for confirmation: run with --auto-approve",
+    );
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  // Ctrl-C at the prompt (the terminal is in raw mode, so it reaches readline, not the process) = no.
+  const cancel = new AbortController();
+  rl.on("SIGINT", () => cancel.abort());
+  rl.on("close", () => cancel.abort());
+  try {
+    const answer = await rl.question(
+      `${color.bold(question)}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `,
+      { signal: cancel.signal },
+    );
+    return answer.trim() === "yes";
+  } catch {
+    process.stdout.write("\n");
+    return false;
+  } finally {
+    rl.close();
+  }
+}
+
+/** Runs apply (or destroy): plan, confirm, apply, report. Sets the exit code through exceptions. */
+export async function runApply(
+  opts: ApplyFlags,
+  how: { destroy: boolean; planfile?: string },
+): Promise<void> {
+  const saved = how.planfile ? await readPlanFile(how.planfile) : undefined;
+  if (opts.json && !opts.autoApprove && !saved)
+    throw new UsageError("--json needs --auto-approve (or a saved plan)");
+  if (opts.showTokens && !opts.json) throw new UsageError("--show-tokens only applies with --json");
+  const lockTimeoutMs = parseDuration(opts.lockTimeout ?? "0s", "--lock-timeout");
+  const destroy = saved ? saved.check.destroy : how.destroy;
+  if (saved && saved.check.destroy !== how.destroy) {
+    throw new UsageError(
+      `${how.planfile} is ${saved.check.destroy ? "a destroy plan" : "not a destroy plan"}: apply it with tgw apply`,
+    );
+  }
+  const ws = await openWorkspace({
+    file: opts.file ?? saved?.config ?? [],
+    ...(opts.state !== undefined
+      ? { state: opts.state }
+      : saved?.state !== undefined
+        ? { state: saved.state }
+        : {}),
+  });
+  const out = opts.json ? process.stderr : process.stdout;
+  const c = opts.json ? colorErr : color;
+  const target = await openTarget({ configDir: ws.configDir });
+
+  const controller = new AbortController();
+  let started = false;
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    process.stderr.write(
+      colorErr.yellow(
+        started
+          ? "\nInterrupted: letting the calls in flight finish; nothing new starts. Ctrl-C again to exit at once.\n"
+          : "\nInterrupted.\n",
+      ),
+    );
+    controller.abort(new InterruptedError());
+  };
+  process.on("SIGINT", onSigint);
+
+  let planned: Plan | undefined;
+  const lost = new Map<string, { address: string; id: string; file: string }>();
+  const onEvent = (e: EngineEvent) => {
+    if (e.type === "token_lost") lost.set(e.address, e);
+    if (e.type === "planned") {
+      planned = e.plan;
+      if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
+    } else if (e.type === "step_started") started = true;
+    else if (e.type === "warning") warn(e.message);
+    const line = progressLine(e, c);
+    if (line) out.write(`${line}\n`);
+  };
+  const approve =
+    saved || opts.autoApprove
+      ? undefined
+      : async () => {
+          out.write("\n");
+          return confirm(
+            destroy
+              ? `Do you really want to destroy every object of stack "${ws.desired.stack}"? This cannot be undone.`
+              : "Do you want to perform these actions?",
+          );
+        };
+
+  const replace = saved ? saved.replace : opts.replace;
+  let result: ReconcileResult | undefined;
+  try {
+    result = await reconcile({
+      desired: ws.desired,
+      api: target.api,
+      store: ws.store,
+      signal: controller.signal,
+      onEvent,
+      options: {
+        mode: "apply",
+        destroy,
+        ...(saved ? saved.safety : safetyOptions(opts)),
+        ...(destroy ? { allowEmpty: true } : {}),
+        ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
+        lockTimeoutMs,
+        lockHolder: holder(destroy ? "destroy" : "apply"),
+        lockScope: "run",
+        ...(approve ? { approve } : {}),
+        ...(saved ? { saved: saved.check } : {}),
+        apiIdentity: target.identity,
+        ...(replace ? { replace } : {}),
+        ...targetOptions(saved ?? opts),
+        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+      },
+    });
+  } catch (err) {
+    if (opts.json) {
+      const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
+      process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
+    } else if (err instanceof ApplyFailedError) out.write("\n");
+    throw err;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await target.close();
+  }
+
+  // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
+  const lostWarning = lostTokenWarning([...lost.values()], opts.json ? colorErr : c);
+  if (opts.json) {
+    process.stderr.write(lostWarning);
+    const tokens = opts.showTokens ? result.result?.tokens : undefined;
+    process.stdout.write(
+      `${JSON.stringify(jsonResult(result.plan, result.result?.outcomes ?? [], tokens), null, 2)}\n`,
+    );
+    return;
+  }
+  if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
+  else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
+  if (lostWarning) out.write(`\n${lostWarning}`);
+  if (result.plan.partial) out.write(`\n${partialWarning(result.plan.partial, c)}\n`);
+}
+
+function jsonResult(
+  plan: Plan | undefined,
+  outcomes: ChangeOutcome[],
+  tokens?: { address: string; id: string; file: string; token: string }[],
+  error?: unknown,
+) {
+  return {
+    ...(plan ? { plan: planToJson(plan) } : {}),
+    outcomes: outcomes.map((o) => ({
+      address: o.change.address,
+      action: o.change.action,
+      status: o.status,
+      ...(o.id ? { id: o.id } : {}),
+      ...(o.error ? { error: o.error.message } : {}),
+    })),
+    ...(tokens ? { tokens } : {}),
+    ...(error
+      ? {
+          error: {
+            code: error instanceof TgwError ? error.code : "internal",
+            message: (error as Error).message,
+          },
+        }
+      : {}),
+  };
+}
