@@ -29,6 +29,7 @@ import { color, colorErr, helpExamples, warn } from "../output.js";
 import { partialWarning, renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { applySummary, lostTokenWarning, progressLine } from "../render/progress.js";
+import { type TakeoverFlags, takeoverOptions, withTakeover } from "../takeover.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 import type { RegisterCommand } from "./index.js";
 import {
@@ -49,7 +50,13 @@ import {
 } from "./plan.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, ReplaceFlags, TargetFlags {
+export interface ApplyFlags
+  extends CommonOptions,
+    SafetyFlags,
+    ApiCheckFlags,
+    ReplaceFlags,
+    TargetFlags,
+    TakeoverFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -59,7 +66,7 @@ export interface ApplyFlags extends CommonOptions, SafetyFlags, ApiCheckFlags, R
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withTargets(withApiCheck(withSafety(withConfig(cmd))))
+  return withTakeover(withTargets(withApiCheck(withSafety(withConfig(cmd)))))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -216,6 +223,7 @@ export async function runApply(
         mode: "apply",
         destroy,
         ...(saved ? saved.safety : safetyOptions(opts)),
+        ...takeoverOptions(opts),
         ...(destroy ? { allowEmpty: true } : {}),
         ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
         lockTimeoutMs,
