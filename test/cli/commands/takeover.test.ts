@@ -53,6 +53,8 @@ it("refuses another workspace's objects under CI and --detailed-exitcode unless 
       `the state's lineage is [0-9a-f-]{36}, but stack "shared" has 2 objects of lineage ${a} in their ownership markers .*use --takeover`,
     ),
   );
+  const json = JSON.parse((await run(second, ["plan", "-f", ".", "--json", "--takeover"])).stdout);
+  expect(json.foreign_lineages.others).toEqual([{ lineage: a, objects: 2 }]);
   const refused = await run(second, ["apply", "-f", ".", "--auto-approve"]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(`2 objects of lineage ${a}`);
