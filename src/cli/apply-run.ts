@@ -30,10 +30,11 @@ import { readPlanFile } from "./plan-file.js";
 import { partialWarning, renderPlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
 import { applySummary, lostTokenWarning, progressLine } from "./render/progress.js";
+import { type TakeoverFlags, takeoverOptions, withTakeover } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
 /** Options of `apply` and `destroy`. */
-export interface ApplyFlags extends PlanningFlags {
+export interface ApplyFlags extends PlanningFlags, TakeoverFlags {
   autoApprove?: boolean;
   parallelism?: number;
   lockTimeout?: string;
@@ -43,7 +44,7 @@ export interface ApplyFlags extends PlanningFlags {
 
 /** Adds the options `apply` and `destroy` share. */
 export function withApplyOptions(cmd: Command): Command {
-  return withTargets(withApiCheck(withSafety(withConfig(cmd))))
+  return withTakeover(withTargets(withApiCheck(withSafety(withConfig(cmd)))))
     .option("--auto-approve", "apply without asking for confirmation (for CI)")
     .option("--parallelism <n>", "API calls in flight at once (default 4)", parsePositiveCount)
     .option(
@@ -172,6 +173,7 @@ export async function runApply(
         mode: "apply",
         destroy,
         ...(saved ? saved.safety : safetyOptions(opts)),
+        ...takeoverOptions(opts),
         ...(destroy ? { allowEmpty: true } : {}),
         ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
         lockTimeoutMs,

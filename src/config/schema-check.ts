@@ -18,6 +18,7 @@ import {
   explainFormat,
   getKind,
   type JsonSchema,
+  MARKER_LINEAGE_PLACEHOLDER,
   schemaKey,
 } from "../model/index.js";
 import { isRef } from "./desired.js";
@@ -63,7 +64,11 @@ export function wireBody(entry: Entry, ctx: Omit<SchemaContext, "problems">): Re
       delete body[field.name]; // reported by checkMetadataType
       continue;
     }
-    const marker = ctx.ownership === "marker" ? { stack: ctx.stack, address: entry.address } : undefined;
+    // The lineage is the state's, unknown here: a placeholder of its length counts its bytes.
+    const marker =
+      ctx.ownership === "marker"
+        ? { stack: ctx.stack, address: entry.address, lineage: MARKER_LINEAGE_PLACEHOLDER }
+        : undefined;
     body[field.name] = encodeMetadata(user as Record<string, unknown> | string, marker);
   }
   return body;

@@ -93,6 +93,18 @@ export interface PlanBasis {
   desiredFingerprint: string;
 }
 
+/**
+ * Live objects of the stack whose markers record another state lineage than this workspace's state,
+ * and that this state does not record: another workspace (another state of the same stack) wrote them
+ * (docs/state.md > Two workspaces of one stack).
+ */
+export interface ForeignLineages {
+  /** The lineage of this workspace's state. */
+  lineage: string;
+  /** Each other lineage found in markers and how many objects carry it, sorted by lineage. */
+  others: { lineage: string; objects: number }[];
+}
+
 /** A whole plan: the changes sorted by address, and what the planner read. */
 export interface Plan {
   stack: string;
@@ -108,6 +120,8 @@ export interface Plan {
    * change the configuration needs.
    */
   partial?: { target: string[]; exclude: string[] };
+  /** Present when objects of the stack carry markers of another state lineage (a takeover). */
+  foreignLineages?: ForeignLineages;
 }
 
 /** Counts of a plan's changes by effect. */

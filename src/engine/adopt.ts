@@ -114,6 +114,7 @@ export async function importResource(input: ImportInput): Promise<ImportResult> 
           [kind.metadataField]: encodeMetadata(user === "" ? undefined : user, {
             stack: desired.stack,
             address,
+            lineage: state.lineage,
           }),
         });
         markerWritten = true;

@@ -35,7 +35,7 @@ export class DuplicateMarkerError extends TgwError {
 
 /** One reason a plan is refused by the safety checks (./safety.ts). */
 export interface UnsafeReason {
-  /** `prevent_destroy`, `max_deletes` or `empty_desired_state`. */
+  /** `prevent_destroy`, `max_deletes`, `empty_desired_state` or `foreign_lineage`. */
   rule: string;
   message: string;
   addresses?: string[];

@@ -101,7 +101,7 @@ export function objectPath(kind: KindDescriptor, id: string): string {
 async function createObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const resource = desiredOf(ctx, c.address);
   const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
-  const marker = markerOf(ctx.desired, kind, c.address);
+  const marker = markerOf(ctx, kind, c.address);
   const oldId = c.action === "replace" ? c.id : undefined;
   if (oldId && c.replaceOrder === "create-first")
     await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()));
@@ -133,7 +133,7 @@ async function updateObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   const id = c.id as string;
   await ctx.api.patch(
     objectPath(kind, id),
-    patchBody(kind, c.address, fields, c.changedFields, markerOf(ctx.desired, kind, c.address)),
+    patchBody(kind, c.address, fields, c.changedFields, markerOf(ctx, kind, c.address)),
   );
   return recordResult(ctx, kind, resource, id, fields);
 }
@@ -209,8 +209,11 @@ function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
   return r;
 }
 
-function markerOf(desired: DesiredState, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
-  return desired.ownership === "marker" && !kind.module ? { stack: desired.stack, address } : undefined;
+/** The marker tgw writes: this stack, the address, and the lineage of the state being written. */
+function markerOf(ctx: ApplyContext, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
+  const { desired } = ctx;
+  if (desired.ownership !== "marker" || kind.module) return undefined;
+  return { stack: desired.stack, address, lineage: ctx.journal.snapshot.lineage };
 }
 
 function mayHaveBeenCreated(err: unknown): boolean {

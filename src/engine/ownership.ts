@@ -25,6 +25,7 @@
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { fillPath, getKind } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
+import type { ForeignLineages } from "./action.js";
 import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
@@ -240,4 +241,28 @@ function olderFirst(a: LiveObject, b: LiveObject): number {
   const ta = typeof a.raw.created_at === "string" ? a.raw.created_at : "";
   const tb = typeof b.raw.created_at === "string" ? b.raw.created_at : "";
   return ta.localeCompare(tb) || a.id.localeCompare(b.id);
+}
+
+/**
+ * Objects carrying this stack's marker with a lineage other than the state's, that the state does not
+ * record (another workspace's state wrote them): counted per lineage, undefined when there are none.
+ * Markers without a lineage (written before tgw recorded it) match any lineage.
+ */
+export function foreignLineages(input: {
+  desired: Pick<DesiredState, "stack" | "ownership">;
+  live: LiveState;
+  state: StateSnapshot;
+}): ForeignLineages | undefined {
+  const { desired, live, state } = input;
+  if (desired.ownership !== "marker") return undefined;
+  const recorded = new Set(Object.values(state.resources).map((r) => r.id));
+  const counts = new Map<string, number>();
+  for (const o of live.objects.values()) {
+    const lineage = o.marker?.stack === desired.stack ? o.marker.lineage : undefined;
+    if (lineage === undefined || lineage === state.lineage || recorded.has(o.id)) continue;
+    counts.set(lineage, (counts.get(lineage) ?? 0) + 1);
+  }
+  if (counts.size === 0) return undefined;
+  const others = [...counts].map(([lineage, objects]) => ({ lineage, objects }));
+  return { lineage: state.lineage, others: others.sort((a, b) => a.lineage.localeCompare(b.lineage)) };
 }

@@ -25,7 +25,13 @@ import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { applyMoves, type Move } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
-import { DEPOSED_SUFFIX, DUPLICATE_SUFFIX, type Match, matchOwnership } from "./ownership.js";
+import {
+  DEPOSED_SUFFIX,
+  DUPLICATE_SUFFIX,
+  foreignLineages,
+  type Match,
+  matchOwnership,
+} from "./ownership.js";
 import { resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
@@ -63,7 +69,7 @@ export function makePlan(input: PlanInput): Plan {
   const forced = new Set(input.replace ?? []);
   const changes: Change[] = [];
   for (const m of dependencyOrder(own.matches)) {
-    const change = planMatch(m, idOf, forced.has(m.resource.address));
+    const change = planMatch(m, idOf, forced.has(m.resource.address), state.lineage);
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
       if (returnsToken(change.kind)) {
@@ -120,6 +126,7 @@ export function makePlan(input: PlanInput): Plan {
   for (const c of changes)
     if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const foreign = foreignLineages({ desired, live, state });
 
   return {
     stack: desired.stack,
@@ -132,10 +139,16 @@ export function makePlan(input: PlanInput): Plan {
       liveFingerprint: liveFingerprint(input.live),
       desiredFingerprint: desiredFingerprint(desired),
     },
+    ...(foreign ? { foreignLineages: foreign } : {}),
   };
 }
 
-function planMatch(m: Match, idOf: (address: string) => string | undefined, forceReplace = false): Change {
+function planMatch(
+  m: Match,
+  idOf: (address: string) => string | undefined,
+  forceReplace: boolean,
+  lineage: string,
+): Change {
   const kind = getKind(m.resource.kind);
   const fields = resolveRefs(m.resource.fields, idOf);
   const after = desiredValues(kind, fields);
@@ -203,6 +216,10 @@ function planMatch(m: Match, idOf: (address: string) => string | undefined, forc
       reason: `${forcing.join(", ")} cannot change in place${drift ? " (drift)" : ""}`,
     };
   }
+  // A PATCH sent anyway carries the marker with this state's lineage (a takeover rewrites it in passing).
+  const staleLineage = m.live.marker?.lineage !== undefined && m.live.marker.lineage !== lineage;
+  if (staleLineage && markerField && !changed.includes(markerField))
+    changed = [...changed, markerField].sort();
   const markerOnly =
     markerField !== undefined &&
     changed.length === 1 &&

@@ -28,7 +28,7 @@ import { makePlan } from "./plan.js";
 import { buildRecord, sameRecord } from "./records.js";
 import { refresh, refreshScope } from "./refresh.js";
 import { resolveRefs } from "./refs.js";
-import { checkPlanSafety, type SafetyOptions } from "./safety.js";
+import { checkPlanSafety, foreignLineageMessage, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
@@ -158,6 +158,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     emit({ type: "planned", plan });
     if (options.saved) checkSavedPlan(options.saved, plan);
     checkPlanSafety(plan, desired, options);
+    if (plan.foreignLineages) {
+      const message = foreignLineageMessage(plan.stack, plan.foreignLineages);
+      const next = options.takeover
+        ? "; --takeover given: proceeding"
+        : "; with --detailed-exitcode or CI=true this is refused unless --takeover is given";
+      emit({ type: "warning", message: message + next });
+    }
     return plan;
   };
 

@@ -6,9 +6,11 @@
  * - `--max-deletes N`: more than N objects deleted (deletes plus replaces) is refused unless `--force`.
  * - `--allow-empty`: a desired state with no resources, planned against a stack that owns objects,
  *   is refused without it (an empty or mistyped `-f` must not delete everything).
+ * - `refuseTakeover` (the CLI under `--detailed-exitcode` or `CI=true`): objects of the stack whose
+ *   markers record another state lineage (another workspace's state) are refused unless `takeover`.
  */
 import type { DesiredState } from "../config/desired.js";
-import { destroys, type Plan } from "./action.js";
+import { destroys, type ForeignLineages, type Plan } from "./action.js";
 import { UnsafePlanError, type UnsafeReason } from "./errors.js";
 
 /** Options of the safety checks (the CLI flags of the same names). */
@@ -19,6 +21,21 @@ export interface SafetyOptions {
   force?: boolean;
   /** Allows an empty desired state to delete everything the stack owns. */
   allowEmpty?: boolean;
+  /** Refuse a plan of a stack whose markers record another state lineage (unless `takeover`). */
+  refuseTakeover?: boolean;
+  /** Proceed although markers record another state lineage (`--takeover`). */
+  takeover?: boolean;
+}
+
+/**
+ * What the plan says about markers of another state lineage, naming both lineages and the objects:
+ * `the state's lineage is L, but 3 objects of stack "s" carry markers of lineage M (...)`.
+ */
+export function foreignLineageMessage(stack: string, f: ForeignLineages): string {
+  const others = f.others
+    .map((o) => `${o.objects} object${o.objects === 1 ? "" : "s"} of lineage ${o.lineage}`)
+    .join(", ");
+  return `the state's lineage is ${f.lineage}, but stack "${stack}" has ${others} in their ownership markers (another workspace's state wrote them): applying takes them over`;
 }
 
 /**
@@ -56,6 +73,12 @@ export function checkPlanSafety(plan: Plan, desired: DesiredState, options: Safe
         addresses: owned.map((c) => c.address),
       });
     }
+  }
+  if (plan.foreignLineages && options.refuseTakeover && !options.takeover) {
+    reasons.push({
+      rule: "foreign_lineage",
+      message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)} (use --takeover if this workspace is to own them)`,
+    });
   }
   if (reasons.length > 0) throw new UnsafePlanError(reasons);
 }

@@ -23,6 +23,7 @@ export {
   encodeMetadata,
   isTerraformMarker,
   MARKER_KEY,
+  MARKER_LINEAGE_PLACEHOLDER,
   normalizeUserMetadata,
   type OwnershipMarker,
   TERRAFORM_STACK_PREFIX,

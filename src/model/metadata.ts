@@ -5,8 +5,10 @@
  * - The user writes metadata as a mapping (becomes a JSON object) or as a string. A string that
  *   parses as a JSON object is that object; any other string is kept as `{"value": "<string>"}`
  *   when a marker must be added, and sent unchanged when not.
- * - With a marker, the object gets the key `tgw` = `{"address": ..., "stack": ...}`; the user may
- *   not use the key `tgw` (`MARKER_KEY`) at the top level of their metadata.
+ * - With a marker, the object gets the key `tgw` = `{"address": ..., "lineage": ..., "stack": ...}`;
+ *   the user may not use the key `tgw` (`MARKER_KEY`) at the top level of their metadata. `lineage`
+ *   (the state lineage of the workspace that wrote the marker) is absent from markers written before
+ *   it existed and from Terraform's; such a marker matches any lineage.
  * - JSON is written with keys sorted at every depth, so equal data always gives equal text.
  */
 import { configure } from "safe-stable-stringify";
@@ -18,7 +20,15 @@ export const MARKER_KEY = "tgw";
 export interface OwnershipMarker {
   stack: string;
   address: string;
+  /** Lineage of the state of the workspace that wrote the marker; absent: any (older markers). */
+  lineage?: string;
 }
+
+/**
+ * Length of the lineage the size check of the configuration assumes (a state lineage is a UUID, 36
+ * characters), so that metadata accepted by `tgw validate` still fits once the real lineage is added.
+ */
+export const MARKER_LINEAGE_PLACEHOLDER = "0".repeat(36);
 
 /** Metadata as written in configuration: a mapping, a string, or nothing. */
 export type UserMetadata = Record<string, unknown> | string | undefined;
@@ -56,7 +66,11 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
   if (!marker) return user === undefined ? "" : typeof user === "string" ? user : canonicalJson(user);
   const base =
     user === undefined || user === "" ? {} : (userMetadataObject(user) ?? { value: user as string });
-  return canonicalJson({ ...base, [MARKER_KEY]: { address: marker.address, stack: marker.stack } });
+  const lineage = marker.lineage === undefined ? {} : { lineage: marker.lineage };
+  return canonicalJson({
+    ...base,
+    [MARKER_KEY]: { address: marker.address, ...lineage, stack: marker.stack },
+  });
 }
 
 /**
@@ -80,7 +94,8 @@ export function decodeMetadata(live: string): { marker?: OwnershipMarker; user: 
       : keys.length === 1 && typeof rest.value === "string"
         ? rest.value
         : canonicalJson(rest);
-  return { marker: { stack: m.stack, address: m.address }, user };
+  const lineage = typeof m.lineage === "string" ? { lineage: m.lineage } : {};
+  return { marker: { stack: m.stack, address: m.address, ...lineage }, user };
 }
 
 /**

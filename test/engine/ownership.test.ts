@@ -156,7 +156,11 @@ describe("ownership", () => {
     const live = await bench.api.get<{ metadata: string }>(`/backends/tunnel_group/${made.id}`);
     expect(JSON.parse(live.metadata)).toEqual({
       team: "web",
-      tgw: { address: "tunnel_group_backends.web", stack: STACK },
+      tgw: {
+        address: "tunnel_group_backends.web",
+        lineage: (await bench.store.read()).lineage,
+        stack: STACK,
+      },
     });
     // The configuration's differences are updates (not drift): description, labels and metadata.
     const { plan } = await bench.plan([web]);

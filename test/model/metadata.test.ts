@@ -34,6 +34,19 @@ describe("metadata wire form", () => {
     }
   });
 
+  it("writes the state lineage into the marker; a marker without one (older tgw) stays valid", () => {
+    const lined = { ...marker, lineage: "6f1c0000-0000-4000-8000-000000000000" };
+    const text = encodeMetadata({ team: "infra" }, lined);
+    expect(text).toBe(
+      '{"team":"infra","tgw":{"address":"api_keys.ci","lineage":"6f1c0000-0000-4000-8000-000000000000","stack":"prod"}}',
+    );
+    expect(decodeMetadata(text)).toEqual({ marker: lined, user: '{"team":"infra"}' });
+    expect(decodeMetadata('{"tgw":{"address":"api_keys.ci","stack":"prod"}}').marker).toEqual(marker);
+    expect(decodeMetadata('{"tgw":{"address":"api_keys.ci","lineage":7,"stack":"prod"}}').marker).toEqual(
+      marker,
+    );
+  });
+
   it("reports no marker on metadata written by someone else", () => {
     expect(decodeMetadata("hello").marker).toBeUndefined();
     expect(decodeMetadata('{"tgw":"not a marker"}').marker).toBeUndefined();

@@ -30,9 +30,10 @@ import { renderPlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { renderPlanMarkdown } from "../render/markdown.js";
 import { lostTokenWarning, progressLine } from "../render/progress.js";
+import { type TakeoverFlags, takeoverOptions, withTakeover } from "../takeover.js";
 import { holder, openTarget, openWorkspace } from "../target.js";
 
-interface PlanOptions extends PlanningFlags {
+interface PlanOptions extends PlanningFlags, TakeoverFlags {
   json?: boolean;
   format?: string;
   out?: string;
@@ -41,28 +42,30 @@ interface PlanOptions extends PlanningFlags {
 
 /** Registers `tgw plan`. */
 export const registerPlan: RegisterCommand = (program) => {
-  withTargets(
-    withReplace(
-      withApiCheck(
-        withSafety(
-          withConfig(
-            program
-              .command("plan")
-              .description(
-                "show the changes that would make live state equal the configuration (changes nothing)",
-              )
-              .addHelpText(
-                "after",
-                helpExamples(
-                  "tgw plan -f infra/",
-                  "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
-                  "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
-                  "tgw plan -f infra/ --json",
-                  "tgw plan -f infra/ --format markdown > plan.md   # a pull request comment",
-                  "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
-                  "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
+  withTakeover(
+    withTargets(
+      withReplace(
+        withApiCheck(
+          withSafety(
+            withConfig(
+              program
+                .command("plan")
+                .description(
+                  "show the changes that would make live state equal the configuration (changes nothing)",
+                )
+                .addHelpText(
+                  "after",
+                  helpExamples(
+                    "tgw plan -f infra/",
+                    "tgw plan -f infra/ --detailed-exitcode   # CI: 0 no changes, 2 changes, 1 error",
+                    "tgw plan -f infra/ --out tgw.plan        # review, then: tgw apply tgw.plan",
+                    "tgw plan -f infra/ --json",
+                    "tgw plan -f infra/ --format markdown > plan.md   # a pull request comment",
+                    "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
+                    "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
+                  ),
                 ),
-              ),
+            ),
           ),
         ),
       ),
@@ -100,7 +103,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     );
   };
   try {
-    const safety = safetyOptions(opts);
+    const safety = { ...safetyOptions(opts), ...takeoverOptions(opts, opts.detailedExitcode) };
     const { plan } = await reconcile({
       desired: ws.desired,
       api: target.api,

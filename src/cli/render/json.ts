@@ -45,6 +45,7 @@ export interface JsonPlan {
   basis: { lineage: string; serial: number; live_fingerprint: string; desired_fingerprint: string };
   /** Present when `--target` / `--exclude` narrowed the plan: it may not hold every change. */
   partial?: { target: string[]; exclude: string[] };
+  foreign_lineages?: { lineage: string; others: { lineage: string; objects: number }[] };
 }
 
 /** The JSON document of `plan` (an object; callers stringify it). */
@@ -65,6 +66,7 @@ export function planToJson(plan: Plan): JsonPlan {
       desired_fingerprint: plan.basis.desiredFingerprint,
     },
     ...(plan.partial ? { partial: plan.partial } : {}),
+    ...(plan.foreignLineages ? { foreign_lineages: plan.foreignLineages } : {}),
   };
 }
 
