@@ -120,8 +120,16 @@ describe("ownership", () => {
     const a = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const b = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const { plan } = await bench.plan([web]);
-    // Created in the same second: the oldest by `created_at`, then by id.
-    const [kept, extra] = [a.id, b.id].sort();
+    // The oldest by `created_at` (whole seconds), then by id: read, not assumed (a loaded machine may
+    // create them in two seconds).
+    const made = await Promise.all(
+      [a.id, b.id].map((id) =>
+        bench.api.get<{ id: string; created_at: string }>(`/backends/tunnel_group/${id}`),
+      ),
+    );
+    const [kept, extra] = made
+      .sort((x, y) => x.created_at.localeCompare(y.created_at) || (x.id < y.id ? -1 : 1))
+      .map((o) => o.id);
     const removal = plan.changes.find((c) => c.action === "delete");
     expect(removal).toMatchObject({ address: `tunnel_group_backends.web#duplicate:${extra}`, id: extra });
     expect(removal?.reason).toMatch(new RegExp(`^duplicate: .* ${kept} is kept \\(the oldest\\)$`));
