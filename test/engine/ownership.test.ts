@@ -120,15 +120,15 @@ describe("ownership", () => {
     const a = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const b = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const { plan } = await bench.plan([web]);
-    // The oldest by `created_at` (whole seconds), then by id: read, not assumed (a loaded machine may
-    // create them in two seconds).
+    // The oldest by `created_at` (whole seconds), then by id, compared as the engine does (localeCompare:
+    // a code-unit sort put "PV..." before "Po..." and failed): read, not assumed created in one second.
     const made = await Promise.all(
       [a.id, b.id].map((id) =>
         bench.api.get<{ id: string; created_at: string }>(`/backends/tunnel_group/${id}`),
       ),
     );
     const [kept, extra] = made
-      .sort((x, y) => x.created_at.localeCompare(y.created_at) || (x.id < y.id ? -1 : 1))
+      .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id))
       .map((o) => o.id);
     const removal = plan.changes.find((c) => c.action === "delete");
     expect(removal).toMatchObject({ address: `tunnel_group_backends.web#duplicate:${extra}`, id: extra });
