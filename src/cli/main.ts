@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { commands } from "./commands/index.js";
+import { commandsFor } from "./commands/index.js";
 import { reportError, setDebug } from "./output.js";
 
 const program = new Command();
@@ -33,7 +33,9 @@ Environment:
   );
 
 program.hook("preAction", () => setDebug(Boolean(program.opts().debug)));
-for (const register of commands) register(program);
+// Only the command being run is loaded: start-up stays near a bare `node` (docs/design.md section 6).
+const registrations = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
+for (const register of registrations) register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -10,6 +10,9 @@
  * - a file with a syntax error (or a YAML warning, such as an unknown tag) contributes that first problem
  *   only (later ones are mostly echoes);
  * - several documents in one file (`---`) are several roots; empty documents are skipped.
+ *
+ * Most files go through the fast path (./yaml-fast.ts) and give the same tree; the `yaml` package
+ * parses the rest, and every file with a problem, so that problems are found and placed by one parser.
  */
 import {
   CST,
@@ -25,6 +28,7 @@ import {
 } from "yaml";
 import type { ProblemList } from "./errors.js";
 import { childPath, itemPath } from "./paths.js";
+import { parseYamlFast } from "./yaml-fast.js";
 
 /** Where something was written: display path of the file, 1-based line and column. */
 export interface Position {
@@ -88,6 +92,11 @@ const MAX_NODES = 200_000;
  * @returns the root node of every non-empty document (none when the file has a syntax error)
  */
 export function parseYaml(file: string, text: string, problems: ProblemList): Node[] {
+  return parseYamlFast(file, text, MAX_NODES, MAX_DEPTH) ?? parseYamlFull(file, text, problems);
+}
+
+/** parseYaml with the `yaml` package only (exported for the test that compares both paths). */
+export function parseYamlFull(file: string, text: string, problems: ProblemList): Node[] {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, merge: true, uniqueKeys: false, prettyErrors: false });
   const at = (offset: number | undefined): Position => {

@@ -10,6 +10,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { CryptoInputError } from "./errors.js";
 import { type KeyType, keyTypeOf } from "./key-type.js";
+import { memoByText } from "./memo.js";
 import { readPemBlocks } from "./pem.js";
 import { leafPublicKey } from "./x509.js";
 
@@ -38,6 +39,12 @@ const KEY_FORMATS: Readonly<Record<string, "pkcs8" | "pkcs1" | "sec1">> = {
  *   of a private key, several keys, a body that does not parse, an unsupported type (dsa, ed448...)
  */
 export function parsePrivateKey(pem: string, what = "private_key_pem"): ParsedPrivateKey {
+  return parseKeyMemo(pem, what);
+}
+
+const parseKeyMemo = memoByText(parsePrivateKeyOnce);
+
+function parsePrivateKeyOnce(pem: string, what: string): ParsedPrivateKey {
   if (typeof pem !== "string") throw new CryptoInputError(`${what} must be a string of PEM text`);
   const text = pem.trim();
   if (text === "") throw new CryptoInputError(`${what} is empty: expected a PEM private key`);

@@ -13,6 +13,7 @@ import { createPublicKey } from "node:crypto";
 import sshpk from "sshpk";
 import { CryptoInputError } from "./errors.js";
 import { type KeyType, keyTypeOf } from "./key-type.js";
+import { memoByText } from "./memo.js";
 
 /** A parsed SSH public key. */
 export interface SshPublicKey {
@@ -47,6 +48,12 @@ const MIN_RSA_BITS = 1024;
  *   "this looks like a private key"
  */
 export function parseSshPublicKey(text: string, what = "public_key"): SshPublicKey {
+  return parseSshMemo(text, what);
+}
+
+const parseSshMemo = memoByText(parseSshPublicKeyOnce);
+
+function parseSshPublicKeyOnce(text: string, what: string): SshPublicKey {
   if (typeof text !== "string") throw new CryptoInputError(`${what} must be a string`);
   const line = text.trim();
   if (line === "") throw new CryptoInputError(`${what} is empty: ${EXPECTED}`);

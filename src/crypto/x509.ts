@@ -22,6 +22,7 @@ import {
 import type { TlsCertificate } from "../model/types.gen.js";
 import { CryptoInputError } from "./errors.js";
 import { keyTypeOf } from "./key-type.js";
+import { memoByText } from "./memo.js";
 import { readPemBlocks } from "./pem.js";
 import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
 
@@ -83,7 +84,9 @@ interface ChainEntry {
 }
 
 /** Every certificate of the chain, checked against the rules above; never empty. */
-function readChain(pem: string, what: string): ChainEntry[] {
+const readChain = memoByText(readChainOnce);
+
+function readChainOnce(pem: string, what: string): ChainEntry[] {
   if (typeof pem !== "string") throw new CryptoInputError(`${what} must be a string of PEM text`);
   if (pem.trim() === "") throw new CryptoInputError(`${what} is empty: expected a PEM certificate chain`);
   const blocks = readPemBlocks(pem, what);

@@ -161,12 +161,30 @@ export function desiredValues(kind: KindDescriptor, fields: Record<string, unkno
 
 /**
  * Comparable live values of a response body: every request field the response shows (write-only
- * fields from `writeOnlyDigests`, the hex SHA-256 digests the state kept, when known).
+ * fields from `writeOnlyDigests`, the hex SHA-256 digests the state kept, when known). The result is
+ * shared between callers given the same body (the live fingerprint and the plan both read every
+ * object): do not mutate it.
  */
 export function liveValues(
   kind: KindDescriptor,
   raw: Record<string, unknown>,
   writeOnlyDigests: Record<string, string> = {},
+): Values {
+  const plain = kind.fields.every((f) => !f.writeOnly || writeOnlyDigests[f.name] === undefined);
+  const cached = plain ? liveCache.get(raw) : undefined;
+  if (cached?.kind === kind) return cached.values;
+  const values = computeLiveValues(kind, raw, writeOnlyDigests);
+  if (plain) liveCache.set(raw, { kind, values });
+  return values;
+}
+
+/** liveValues without write-only digests, by response body (bodies are not changed once read). */
+const liveCache = new WeakMap<object, { kind: KindDescriptor; values: Values }>();
+
+function computeLiveValues(
+  kind: KindDescriptor,
+  raw: Record<string, unknown>,
+  writeOnlyDigests: Record<string, string>,
 ): Values {
   const out: Values = {};
   for (const field of kind.fields) {

@@ -62,15 +62,21 @@ export interface LostToken {
  */
 export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
   const saved: string[] = [];
+  // Token files usually share a directory: list each one once, not once per key.
+  const listings = new Map<string, Promise<string[] | undefined>>();
+  const list = (dir: string) => {
+    let names = listings.get(dir);
+    if (names === undefined) {
+      names = readdir(dir).catch(() => undefined);
+      listings.set(dir, names);
+    }
+    return names;
+  };
   for (const r of desired.resources) {
     if (!returnsToken(r.kind)) continue;
     const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    let names: string[];
-    try {
-      names = await readdir(dirname(file));
-    } catch {
-      continue;
-    }
+    const names = await list(dirname(file));
+    if (names === undefined) continue;
     const prefix = `${basename(file)}.`;
     for (const name of names) {
       const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));

@@ -1,0 +1,177 @@
+/**
+ * The fast path of stage 1 (./source.ts): the common configuration file (block and flow mappings,
+ * sequences and scalars; no anchors, aliases, tags, merge keys, explicit keys or `---` markers) parsed
+ * by `js-yaml`, about ten times faster than the `yaml` package, into the same positioned tree.
+ *
+ * Positions come from js-yaml's node events. Anything this path does not handle, or any doubt (an
+ * exception, a duplicate key, a node tree that does not match js-yaml's own result), returns undefined
+ * and the caller parses the file with the `yaml` package, which finds and places every problem. So the
+ * fast path never reports a problem and never decides one: it only skips work for files that have none.
+ * test/config/yaml-fast.test.ts checks that both paths give the same tree, positions included.
+ */
+import jsYaml from "js-yaml";
+import type { MapEntry, Node, Position } from "./source.js";
+
+/** YAML 1.2 core schema: the one the `yaml` package uses (no timestamps, no binary, no merge here). */
+const SCHEMA = jsYaml.CORE_SCHEMA;
+
+interface Frame {
+  start: number;
+  kids: Node[];
+  /** Where each kid's text starts. */
+  kidStarts: number[];
+}
+
+class Unsupported extends Error {}
+
+/** The YAML 1.2 core schema's numbers, as the `yaml` package reads them. */
+const CORE_NUMBER =
+  /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+/**
+ * Parses `text` when it is within the fast path's subset.
+ * @param file display path used in positions
+ * @param maxNodes, maxDepth the same bounds as the full parser; beyond them, undefined
+ * @returns the root node of every non-empty document, or undefined: parse it with the full parser
+ */
+export function parseYamlFast(
+  file: string,
+  text: string,
+  maxNodes: number,
+  maxDepth: number,
+): Node[] | undefined {
+  if (/^(---|\.\.\.|%)/m.test(text)) return undefined;
+  const lines = lineStarts(text);
+  const at = (offset: number): Position => positionOf(file, lines, offset);
+  const stack: Frame[] = [];
+  const roots: Node[] = [];
+  let count = 0;
+  let result: unknown;
+  try {
+    // js-yaml 4.3 reads maxDepth and keeps the anchor on its state; @types/js-yaml 4.0 lists neither.
+    const options: jsYaml.LoadOptions & { maxDepth: number } = {
+      schema: SCHEMA,
+      maxDepth: maxDepth + 2,
+      listener(event, state: jsYaml.State & { anchor?: string | null }) {
+        if (event === "open") {
+          stack.push({ start: state.position, kids: [], kidStarts: [] });
+          return;
+        }
+        const frame = stack.pop();
+        if (frame === undefined || ++count > maxNodes) throw new Unsupported();
+        const start = seek(text, frame.start);
+        const lead = text[start];
+        if (lead === "&" || lead === "*" || lead === "!" || lead === "?" || (state.anchor ?? null) !== null) {
+          throw new Unsupported();
+        }
+        // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node.
+        const node =
+          frame.kids.length === 1 && frame.kidStarts[0] === start
+            ? (frame.kids[0] as Node)
+            : build(state.kind, state.result, frame.kids, start, frame.start, at);
+        // js-yaml's core schema also reads `0b11` and drops the sign of `-0`: numbers must be YAML 1.2's.
+        if (typeof state.result === "number") {
+          const source = text.slice(start, state.position).trim();
+          if (!CORE_NUMBER.test(source) || (state.result === 0 && source.startsWith("-")))
+            throw new Unsupported();
+        }
+        const parent = stack[stack.length - 1];
+        if (parent) {
+          parent.kids.push(node);
+          parent.kidStarts.push(start);
+        } else {
+          roots.push(node);
+        }
+      },
+    };
+    result = jsYaml.load(text, options);
+  } catch {
+    return undefined;
+  }
+  if (stack.length !== 0 || roots.length > 1) return undefined;
+  const root = roots[0];
+  // An empty file has no document; `null` alone is left to the full parser.
+  if (result === undefined) return /\S/.test(text.replace(/#.*$/gm, "")) ? undefined : [];
+  if (root === undefined || result === null) return undefined;
+  return [root];
+}
+
+function build(
+  kind: string | null,
+  value: unknown,
+  kids: Node[],
+  start: number,
+  rawStart: number,
+  at: (offset: number) => Position,
+): Node {
+  if (kind === "mapping") return buildMap(value, kids, at(start));
+  if (kind === "sequence") {
+    if (!Array.isArray(value) || value.length !== kids.length) throw new Unsupported();
+    return { type: "seq", items: kids, pos: at(start) };
+  }
+  if (kids.length !== 0) throw new Unsupported();
+  if (value !== null && typeof value === "object") throw new Unsupported();
+  const scalar = value === undefined ? null : (value as string | number | boolean | null);
+  // A value with no text at all (`key:` then a newline) is placed where it would start, as the full
+  // parser does; an empty key is left to the full parser.
+  const empty = kind === null && scalar === null;
+  return { type: "scalar", value: scalar, pos: at(empty ? rawStart : start), ...(empty ? { empty } : {}) };
+}
+
+function buildMap(value: unknown, kids: Node[], pos: Position): Node {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || kids.length % 2 !== 0) {
+    throw new Unsupported();
+  }
+  const record = value as Record<string, unknown>;
+  const entries: MapEntry[] = [];
+  for (let i = 0; i < kids.length; i += 2) {
+    const keyNode = kids[i] as Node;
+    let child = kids[i + 1] as Node;
+    if (keyNode.type !== "scalar" || keyNode.value === null || "empty" in keyNode) {
+      throw new Unsupported();
+    }
+    const key = String(keyNode.value);
+    if (key === "<<" || !Object.hasOwn(record, key)) throw new Unsupported();
+    if (child.type === "scalar") {
+      if (child.value !== (record[key] ?? null) && !Number.isNaN(child.value)) throw new Unsupported();
+      if ("empty" in child) child = { type: "scalar", value: null, pos: child.pos };
+    }
+    entries.push({ key, keyPos: keyNode.pos, value: child });
+  }
+  if (entries.length !== Object.keys(record).length) throw new Unsupported();
+  return { type: "map", entries, pos };
+}
+
+/** The offset where a node's text starts: past spaces, line breaks and comments. */
+function seek(text: string, offset: number): number {
+  let i = offset;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+      i++;
+    } else if (c === 0x23 /* # */ && (i === 0 || /\s/.test(text[i - 1] ?? ""))) {
+      const end = text.indexOf("\n", i);
+      i = end === -1 ? text.length : end;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function positionOf(file: string, starts: number[], offset: number): Position {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { file, line: lo + 1, col: offset - (starts[lo] as number) + 1 };
+}

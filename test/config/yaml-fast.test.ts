@@ -1,0 +1,105 @@
+/**
+ * The fast YAML path (src/config/yaml-fast.ts) against the full one (the `yaml` package): for every
+ * text the fast path accepts, the positioned trees are equal, positions included; and the fast path
+ * does accept the plain files it exists for (otherwise this test could not fail).
+ */
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import jsYaml from "js-yaml";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { ProblemList } from "../../src/config/errors.js";
+import { parseYamlFull } from "../../src/config/source.js";
+import { parseYamlFast } from "../../src/config/yaml-fast.js";
+import { EXAMPLES, exampleConfigFiles } from "../helpers/examples.js";
+
+const fast = (text: string) => parseYamlFast("f.yaml", text, 200_000, 64);
+function full(text: string) {
+  const problems = new ProblemList();
+  const roots = parseYamlFull("f.yaml", text, problems);
+  return { roots, problems: problems.items };
+}
+
+/** The fast path's answer equals the full one's, or the fast path declined; returns whether it answered. */
+function agrees(text: string): boolean {
+  const answer = fast(text);
+  if (answer === undefined) return false;
+  const reference = full(text);
+  expect(reference.problems).toEqual([]);
+  expect(answer).toEqual(reference.roots);
+  return true;
+}
+
+const PLAIN = [
+  "a: 1\nb: two\n",
+  "# comment\n\napi_keys:\n  ci:\n    description: x # trailing\n    metadata: {a: 1, 'b': \"c\"}\n",
+  "list:\n  - 1\n  - two\n  - {k: v}\n  -\n    nested: [1, [2, 3]]\n",
+  "empty:\nafter: 1\nnul: ~\nnul2: null\n",
+  "num: [0o17, 0x1F, 1e3, .inf, -.inf, +1, 0, 1_000, 010, 1.5, -2]\n",
+  "bools: [true, True, TRUE, false, yes, no, on, off]\n",
+  "block: |\n  line one\n  line two\nfolded: >-\n  a\n  b\nnext: 1\n",
+  "quoted: 'it''s # not a comment'\ndq: \"tab\\tnew\\nline\"\n",
+  "'1': a\n2: b\ntrue: c\n",
+  "crlf: 1\r\nmap:\r\n  k: v\r\n",
+  "seq:\n- a\n- b: 1\n  c: 2\n",
+  "url: http://x/#frag\nhash: a#b\n",
+  "date: 2026-01-01T00:00:00Z\nplain: 2026-01-01\n",
+];
+
+const DECLINED = [
+  "a: &x 1\nb: *x\n",
+  "base: &b {k: v}\nuse:\n  <<: *b\n  own: 1\n",
+  "tag: !foo bar\n",
+  "---\na: 1\n---\nb: 2\n",
+  "dup: 1\ndup: 2\n",
+  "a: [1, 2\n",
+  "? complex\n: value\n",
+  // js-yaml reads these as numbers differently from YAML 1.2's core schema.
+  "bin: 0b11\n",
+  "zero: -0\n",
+];
+
+describe("fast YAML path", () => {
+  it("gives the full parser's tree for plain files, positions included", () => {
+    for (const text of PLAIN) expect(agrees(text), text).toBe(true);
+  });
+
+  it("gives the full parser's tree for every example file it takes, and takes the plain ones", () => {
+    let taken = 0;
+    const files = exampleConfigFiles(EXAMPLES);
+    for (const file of files) if (agrees(readFileSync(file, "utf8"))) taken++;
+    expect(taken).toBeGreaterThan(files.length / 2);
+  });
+
+  it("declines anchors, aliases, merge keys, tags, several documents and every file with a problem", () => {
+    for (const text of DECLINED) expect(fast(text), text).toBeUndefined();
+  });
+
+  it("agrees with the full parser on generated documents in block and flow styles", () => {
+    const key = fc.stringMatching(/^[a-z_][a-z0-9_-]{0,8}$/);
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, scalar, tie("list"), tie("map")),
+      list: fc.array(tie("node"), { maxLength: 4 }),
+      map: fc.dictionary(key, tie("node"), { maxKeys: 4 }),
+    })).map;
+    let taken = 0;
+    fc.assert(
+      fc.property(value, fc.constantFrom("block", "flow", "js-yaml"), (doc, style) => {
+        const text =
+          style === "js-yaml"
+            ? jsYaml.dump(doc)
+            : stringify(doc, { collectionStyle: style === "flow" ? "flow" : "block" });
+        if (agrees(text)) taken++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(taken).toBeGreaterThan(150);
+  });
+});
