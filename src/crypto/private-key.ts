@@ -114,10 +114,16 @@ function parsePrivateKeyOnce(pem: string, what: string): ParsedPrivateKey {
  *   `certificate_pem`)
  */
 export function privateKeyMatchesCertificate(keyPem: string, certPem: string): boolean {
+  return matchMemo(`${keyPem}\0${certPem}`, "");
+}
+
+// Both PEMs joined: one key and certificate pair is checked once per process (see ./memo.ts).
+const matchMemo = memoByText((pair: string) => {
+  const [keyPem = "", certPem = ""] = pair.split("\0");
   const { key } = parsePrivateKey(keyPem);
   const certificateKey = leafPublicKey(certPem);
   return publicKeyId(createPublicKey(key)) === publicKeyId(certificateKey);
-}
+});
 
 function publicKeyId(key: KeyObject): string {
   const jwk = key.export({ format: "jwk" });

@@ -59,10 +59,15 @@ export type CertificateInfo = Omit<
  *   leaf key type
  */
 export function parseCertificateChain(pem: string, what = "certificate_pem"): CertificateInfo {
+  return describeChain(pem, what);
+}
+
+// Reading the leaf's extensions is most of the cost (ASN.1): once per text (see ./memo.ts).
+const describeChain = memoByText((pem: string, what: string): CertificateInfo => {
   const leaf = readChain(pem, what)[0];
   if (leaf === undefined) throw new Error("unreachable: readChain returned no certificate");
   return describeLeaf(leaf.parsed, leaf.node, what);
-}
+});
 
 /**
  * The public key of a chain's leaf, after the same checks as parseCertificateChain.
