@@ -67,7 +67,11 @@ export async function recoverTokenFiles(desired: DesiredState): Promise<string[]
   const list = (dir: string) => {
     let names = listings.get(dir);
     if (names === undefined) {
-      names = readdir(dir).catch(() => undefined);
+      // Only leftovers matter: a directory of thousands of token files is scanned once, not per key.
+      names = readdir(dir).then(
+        (all) => all.filter((name) => name.endsWith(".tmp")),
+        () => undefined,
+      );
       listings.set(dir, names);
     }
     return names;
