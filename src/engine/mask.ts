@@ -10,32 +10,44 @@ import type { Values } from "./action.js";
 export const SENSITIVE = "(sensitive)";
 
 /**
- * A copy of `values` with every secret value (at the kind's secret paths, through lists) replaced by
- * `replace(value)`; absent and null values stay as they are.
+ * `values` with every secret value (at the kind's secret paths, through lists) replaced by
+ * `replace(value)`; absent and null values stay as they are. `values` is not changed: the objects
+ * and lists on the way to a replaced value are copied, the rest is shared (so a kind without secrets
+ * gets `values` itself back). Do not mutate the result.
  */
 export function mapSecrets(
   kind: KindDescriptor,
   values: Values,
   replace: (value: unknown) => unknown,
 ): Values {
-  const out = structuredClone(values);
-  const paths = [...kind.secretPaths];
-  for (const f of kind.fields) if (f.writeOnly) paths.push([f.name]);
-  for (const path of paths) visit(out, path, replace);
-  return out;
+  let out: unknown = values;
+  for (const path of secretPathsOf(kind)) out = replaceAt(out, path, replace);
+  return out as Values;
 }
 
-function visit(node: unknown, path: string[], replace: (value: unknown) => unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) visit(item, path, replace);
-    return;
+/** The kind's secret paths and write-only fields, by kind (descriptors live as long as the process). */
+function secretPathsOf(kind: KindDescriptor): string[][] {
+  let paths = pathsByKind.get(kind);
+  if (paths === undefined) {
+    paths = [...kind.secretPaths];
+    for (const f of kind.fields) if (f.writeOnly) paths.push([f.name]);
+    pathsByKind.set(kind, paths);
   }
-  if (!node || typeof node !== "object" || path.length === 0) return;
+  return paths;
+}
+const pathsByKind = new WeakMap<KindDescriptor, string[][]>();
+
+function replaceAt(node: unknown, path: string[], replace: (value: unknown) => unknown): unknown {
+  if (Array.isArray(node)) {
+    const items = node.map((item) => replaceAt(item, path, replace));
+    return items.some((item, i) => item !== node[i]) ? items : node;
+  }
+  if (!node || typeof node !== "object" || path.length === 0) return node;
   const [head, ...rest] = path as [string, ...string[]];
   const obj = node as Record<string, unknown>;
-  if (!(head in obj) || obj[head] === null || obj[head] === undefined) return;
-  if (rest.length === 0) obj[head] = replace(obj[head]);
-  else visit(obj[head], rest, replace);
+  if (!(head in obj) || obj[head] === null || obj[head] === undefined) return node;
+  const next = rest.length === 0 ? replace(obj[head]) : replaceAt(obj[head], rest, replace);
+  return next === obj[head] ? node : { ...obj, [head]: next };
 }
 
 /** `values` with every secret shown as `(sensitive)`. */
