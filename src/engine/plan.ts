@@ -327,5 +327,6 @@ export function desiredFingerprint(desired: DesiredState): string {
       r.pathParams ?? null,
     ]),
   );
-  return sha256(canonicalJson([desired.stack, desired.ownership, rows.sort()]));
+  // Rows joined, not quoted as JSON strings again: escaping megabytes of quotes cost more than hashing.
+  return sha256(`${canonicalJson([desired.stack, desired.ownership])}\n${rows.sort().join("\n")}`);
 }
