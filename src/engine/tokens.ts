@@ -62,15 +62,23 @@ export interface LostToken {
  */
 export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
   const saved: string[] = [];
+  // Each directory is listed once, for its temporary files only (keys share one secrets directory).
+  const listings = new Map<string, Promise<string[]>>();
+  const tmpFiles = (dir: string) => {
+    let names = listings.get(dir);
+    if (!names) {
+      names = readdir(dir).then(
+        (all) => all.filter((n) => n.endsWith(".tmp")),
+        () => [],
+      );
+      listings.set(dir, names);
+    }
+    return names;
+  };
   for (const r of desired.resources) {
     if (!returnsToken(r.kind)) continue;
     const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    let names: string[];
-    try {
-      names = await readdir(dirname(file));
-    } catch {
-      continue;
-    }
+    const names = await tmpFiles(dirname(file));
     const prefix = `${basename(file)}.`;
     for (const name of names) {
       const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
