@@ -22,6 +22,8 @@ export interface ReconcileRequest {
   mode: ReconcileMode;
   /** Aborted on SIGINT / SIGTERM: let calls in flight finish, start nothing new, release the lock. */
   signal: AbortSignal;
+  /** Why the reconcile runs: one caused by file changes alone may re-read only what they touched. */
+  trigger: Trigger;
   /** Called as each change is applied (apply mode). */
   onApplied(change: ChangeSummary, durationMs?: number): void;
 }
@@ -115,6 +117,7 @@ export function createRunner(opts: RunOptions): Runner {
         emit({ type: "reconcile_started", run, trigger, mode });
         const changes = await deps.reconcile(desired, {
           mode,
+          trigger,
           signal: own.signal,
           onApplied(change, durationMs) {
             applied.push(change);
