@@ -22,7 +22,6 @@ import { FileStateStore, type StateApi, type StateStore } from "../state/index.j
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
 import { LiveCache, type LiveReader } from "./live-cache.js";
 import type { WatchDeps } from "./run.js";
-import type { Trigger } from "./trigger.js";
 
 /** Settings of the engine-backed dependencies. */
 export interface EngineDepsOptions {
@@ -69,6 +68,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
   // re-reads only the objects the edit touched (docs/watch.md > "What a reconcile re-reads").
   const parsed = new ParseCache();
   const kept = new LiveCache(opts.api);
+  let files = { parsed: 0, reused: 0 };
 
   return {
     async load() {
@@ -78,8 +78,19 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           parseCache: parsed,
         });
       } finally {
-        parsed.endLoad();
+        files = parsed.endLoad();
       }
+    },
+
+    reads() {
+      const last = kept.lastRead;
+      if (!last) return undefined;
+      return {
+        filesParsed: files.parsed,
+        filesReused: files.reused,
+        live: last.kind,
+        objectsReread: last.reread.size,
+      };
     },
 
     configProblems: (err) => (err instanceof ConfigError ? err.problems : undefined),
@@ -133,8 +144,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
             ...(partial ? { approve: async (plan) => kept.checkPlan(plan) } : {}),
           },
         });
-      const partial =
-        request.mode === "apply" && onlyFiles(request.trigger) && kept.canReadPartially(desired);
+      const partial = request.mode === "apply" && request.partialRead && kept.canReadPartially(desired);
       let result: ReconcileResult;
       try {
         result = await attempt(partial ? kept.partial(desired) : kept.full(), partial).catch((err) => {
@@ -153,11 +163,6 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
         .map((o) => toSummary(o.change));
     },
   };
-}
-
-/** True for a reconcile caused by file changes alone (not startup, interval or a retry). */
-function onlyFiles(t: Trigger): boolean {
-  return t.files.length > 0 && !t.startup && !t.interval && t.retry === 0;
 }
 
 function toSummary(c: Change): ChangeSummary {
