@@ -107,6 +107,19 @@ export async function lostTokens(
 ): Promise<LostToken[]> {
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   const lost: LostToken[] = [];
+  // One listing per directory instead of a check per key (keys share one secrets directory).
+  const listings = new Map<string, Promise<Set<string>>>();
+  const listed = async (path: string) => {
+    let names = listings.get(dirname(path));
+    if (!names) {
+      names = readdir(dirname(path)).then(
+        (all) => new Set(all),
+        () => new Set<string>(),
+      );
+      listings.set(dirname(path), names);
+    }
+    return (await names).has(basename(path));
+  };
   for (const c of plan.changes) {
     const r = resources.get(c.address);
     if (!r || !returnsToken(c.kind)) continue;
@@ -117,8 +130,8 @@ export async function lostTokens(
     else if (
       (c.action === "no-op" || c.action === "update") &&
       c.id &&
-      !(await exists(tokenFilePath(configured, desired.configDir))) &&
-      !(c.movedFrom && (await exists(movedTokenFile(c.movedFrom, desired.configDir))))
+      !(await listed(tokenFilePath(configured, desired.configDir))) &&
+      !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
       lost.push({ address: c.address, id: c.id, file });
   }
