@@ -156,7 +156,7 @@ export class LiveCache {
     for (const c of plan.changes) if (isChange(c.action)) this.#dirty.add(c.address.split("#")[0] as string);
     this.#basis = { lineage: state.lineage, serial: state.serial };
     this.#settings = settingsOf(desired);
-    this.#signatures = new Map(desired.resources.map((r) => [r.address, signature(r)]));
+    this.#signatures = signaturesOf(desired);
   }
 
   /** Drops the kept read (after a failure): the next read is full. */
@@ -170,7 +170,8 @@ export class LiveCache {
   #toReread(desired: DesiredState, state: StateSnapshot, kept: LiveState) {
     const changed = new Set(this.#dirty);
     const now = new Map(desired.resources.map((r) => [r.address, r]));
-    for (const [address, r] of now) if (this.#signatures.get(address) !== signature(r)) changed.add(address);
+    for (const [address, sig] of signaturesOf(desired))
+      if (this.#signatures.get(address) !== sig) changed.add(address);
     for (const address of this.#signatures.keys()) if (!now.has(address)) changed.add(address);
     const ids = new Map<string, string>();
     const paths = new Set<string>();
@@ -197,7 +198,17 @@ function settingsOf(desired: DesiredState): string {
   return JSON.stringify([desired.stack, desired.ownership, desired.moved ?? []]);
 }
 
-/** What decides a resource's plan besides live state (same text, same resource). */
+/** What decides each resource's plan besides live state (same text, same resource), by address. */
+const signatures = new WeakMap<DesiredState, Map<string, string>>();
+function signaturesOf(desired: DesiredState): Map<string, string> {
+  let found = signatures.get(desired);
+  if (!found) {
+    found = new Map(desired.resources.map((r) => [r.address, signature(r)]));
+    signatures.set(desired, found);
+  }
+  return found;
+}
+
 function signature(r: DesiredResource): string {
   return JSON.stringify([r.kind, r.fields, r.options, r.pathParams ?? null, r.dependsOn]);
 }
