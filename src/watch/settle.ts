@@ -15,8 +15,12 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } fro
 import { join } from "node:path";
 import { treeRootOf } from "../config/file-read.js";
 
-/** Longest a scan of `/proc` may take; past it, files not found open yet count as settled. */
-export const SCAN_BUDGET_MS = 50;
+/**
+ * Longest a scan of `/proc` may take; past it, files not found open yet count as settled. A scan takes
+ * 10-40 ms on a host with a hundred processes (more when it is loaded): the bound only matters on a
+ * host with many thousands.
+ */
+export const SCAN_BUDGET_MS = 1_000;
 
 /** Write-access bits of `flags` in `/proc/<pid>/fdinfo/<fd>` (octal): O_WRONLY 1, O_RDWR 2. */
 const WRITE_ACCESS = 0o3;

@@ -1,10 +1,11 @@
 /**
  * `tgw watch` reads little per edit (docs/watch.md > "What a reconcile re-reads", "When a change is
  * read"): with the default (short) debounce an edit re-parses only the file that changed and re-reads
- * only the object it touched, with one GET and no list; a burst of writes is one reconcile; a file
- * still open for writing is not read, however long its writer pauses.
+ * only the object it touched, with one GET and no list; a burst of writes made while Git holds its
+ * index lock is one reconcile; a file still open for writing is not read, however long its writer
+ * pauses.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -64,12 +65,28 @@ describe("tgw watch re-reads only what an edit touched", () => {
     expect(requests).toEqual([`GET /api_keys/${key?.id}`, `PATCH /api_keys/${key?.id}`]);
   });
 
-  it("makes one reconcile of a burst of writes to several files, applying the last of each", async () => {
+  it("makes one reconcile of a git pull writing several files with pauses, once Git is done", async () => {
     await sleep(300);
     const from = watcher.events().length;
-    for (let i = 1; i <= 5; i++) {
-      scratch.write("config/a.yaml", A(`a-burst-${i}`));
-      scratch.write("config/b.yaml", `api_keys:\n  b:\n    description: b-burst-${i}\n${B_REST}`);
+    // Git holds .git/index.lock while it updates the work tree; its pauses here outlast any debounce.
+    mkdirSync(join(scratch.root, ".git"), { recursive: true });
+    const lock = join(scratch.root, ".git", "index.lock");
+    writeFileSync(lock, "");
+    try {
+      for (let i = 1; i <= 2; i++) {
+        scratch.write("config/a.yaml", A(`a-pull-${i}`));
+        await sleep(700);
+        scratch.write("config/b.yaml", `api_keys:\n  b:\n    description: b-pull-${i}\n${B_REST}`);
+        await sleep(700);
+      }
+      expect(
+        watcher
+          .events()
+          .slice(from)
+          .filter((e) => e.event.startsWith("reconcile")),
+      ).toEqual([]);
+    } finally {
+      rmSync(lock);
     }
     await settled(from);
     const runs = watcher
@@ -77,8 +94,8 @@ describe("tgw watch re-reads only what an edit touched", () => {
       .slice(from)
       .filter((e) => e.event.startsWith("reconcile"));
     expect(runs).toHaveLength(1);
-    expect(await keysDescribed(server, "a-burst-5")).toHaveLength(1);
-    expect(await keysDescribed(server, "b-burst-5")).toHaveLength(1);
+    expect(await keysDescribed(server, "a-pull-2")).toHaveLength(1);
+    expect(await keysDescribed(server, "b-pull-2")).toHaveLength(1);
   });
 
   it("never reads a file its writer still has open, however long the writer pauses", async () => {
