@@ -28,6 +28,9 @@ import { filesOpenForWriting, gitUpdating } from "./settle.js";
 /** Longest a change is held while its files are still being written (./settle.ts). */
 export const BUSY_MAX_MS = 60_000;
 
+/** Longest wait between two looks at files still being written. */
+const BUSY_RECHECK_MAX_MS = 250;
+
 /**
  * Default quiet time: chokidar drops a file's `change` events that follow an earlier one within
  * 50 ms, so a shorter quiet time could read a file before a write whose event was dropped.
@@ -179,12 +182,15 @@ export class FileWatcher {
   #flush(): void {
     this.#clearTimers();
     if (this.#closed || this.#changed.size === 0) return;
-    // Still being written (./settle.ts): look again after another quiet time, up to BUSY_MAX_MS.
+    // Still being written (./settle.ts): look again, less often the longer it lasts (each look scans
+    // /proc), up to BUSY_MAX_MS. A new write's event re-arms the quiet time as usual.
     const busy = [...filesOpenForWriting(this.#changed), ...gitUpdating(this.#roots)];
     if (busy.length > 0) {
       this.#busySince ??= performance.now();
-      if (performance.now() - this.#busySince < BUSY_MAX_MS) {
-        this.#quietTimer = setTimeout(() => this.#flush(), this.#debounceMs);
+      const held = performance.now() - this.#busySince;
+      if (held < BUSY_MAX_MS) {
+        const again = Math.min(BUSY_RECHECK_MAX_MS, Math.max(this.#debounceMs, held / 2));
+        this.#quietTimer = setTimeout(() => this.#flush(), again);
         return;
       }
       this.#opts.onError?.(
