@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { type ParseCache, parseLayouts } from "./cache.js";
 import { loadSynthesizedStack } from "./cdktf/load.js";
 import { findSynthesizedStack } from "./cdktf/locate.js";
 import type { DesiredState } from "./desired.js";
@@ -20,12 +21,12 @@ import {
   interpolateFields,
   interpolateString,
 } from "./interpolate.js";
-import { type OwnershipMode, type RawEntry, readLayout, type Setting, STACK_PATTERN } from "./layout.js";
+import { type OwnershipMode, type RawEntry, type Setting, STACK_PATTERN } from "./layout.js";
 import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
-import { type Position, parseYaml } from "./source.js";
+import type { Position } from "./source.js";
 
 /** Options of `loadConfig` / `loadDesiredState`. */
 export interface LoadOptions {
@@ -33,6 +34,8 @@ export interface LoadOptions {
   env?: Record<string, string | undefined>;
   /** Directory that relative `-f` paths and displayed paths are relative to; default `process.cwd()`. */
   cwd?: string;
+  /** Parsed files kept between loads (`tgw watch`): an unchanged file is not parsed again (./cache.ts). */
+  parseCache?: ParseCache;
 }
 
 /** A loaded configuration: the desired state and the configuration files it came from. */
@@ -72,8 +75,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       problems.add({ file, line: 0, col: 0 }, "", `cannot read: ${(err as Error).message}`);
       continue;
     }
-    for (const root of parseYaml(file, text, problems)) {
-      const layout = readLayout(root, problems);
+    for (const layout of parseLayouts(file, text, problems, opts.parseCache)) {
       if (layout.stack) stacks.push(layout.stack);
       if (layout.state) states.push({ value: layout.state.url, pos: layout.state.pos });
       if (layout.ownership) ownerships.push(layout.ownership);

@@ -23,10 +23,11 @@ import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { StateJournal } from "./journal.js";
+import type { LiveState } from "./live.js";
 import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
 import { buildRecord, sameRecord } from "./records.js";
-import { refresh, refreshScope } from "./refresh.js";
+import { type RefreshScope, refresh, refreshScope } from "./refresh.js";
 import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, foreignLineageMessage, type SafetyOptions } from "./safety.js";
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
@@ -74,6 +75,11 @@ export interface ReconcileOptions extends SafetyOptions {
   createRetry?: CreateRetry;
   /** Revision (Git commit id) of the configuration, recorded with the state by stores with a history. */
   revision?: string;
+  /**
+   * Reads live state for a plan, instead of `refresh` (one list per kind). `tgw watch` passes one that
+   * re-reads only what a file edit touched (src/watch/live-cache.ts).
+   */
+  readLive?: (scope: RefreshScope, state: StateSnapshot, signal?: AbortSignal) => Promise<LiveState>;
 }
 
 /** Inputs of `reconcile`. */
@@ -132,10 +138,12 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     const scope = refreshScope(desired, state, options.destroy);
     emit({ type: "refresh_started", kinds: scope.kinds.length, modules: scope.modules.length });
     const t0 = performance.now();
-    const live = await refresh(api, scope, {
-      ...(signal ? { signal } : {}),
-      concurrency: options.refreshConcurrency ?? 4,
-    });
+    const live = options.readLive
+      ? await options.readLive(scope, state, signal)
+      : await refresh(api, scope, {
+          ...(signal ? { signal } : {}),
+          concurrency: options.refreshConcurrency ?? 4,
+        });
     emit({
       type: "refreshed",
       objects: live.objects.size,

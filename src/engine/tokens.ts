@@ -62,15 +62,14 @@ export interface LostToken {
  */
 export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
   const saved: string[] = [];
-  // Token files usually share a directory: list each one once, not once per key.
-  const listings = new Map<string, Promise<string[] | undefined>>();
-  const list = (dir: string) => {
+  // Each directory is listed once, for its temporary files only (keys share one secrets directory).
+  const listings = new Map<string, Promise<string[]>>();
+  const tmpFiles = (dir: string) => {
     let names = listings.get(dir);
-    if (names === undefined) {
-      // Only leftovers matter: a directory of thousands of token files is scanned once, not per key.
+    if (!names) {
       names = readdir(dir).then(
-        (all) => all.filter((name) => name.endsWith(".tmp")),
-        () => undefined,
+        (all) => all.filter((n) => n.endsWith(".tmp")),
+        () => [],
       );
       listings.set(dir, names);
     }
@@ -79,8 +78,7 @@ export async function recoverTokenFiles(desired: DesiredState): Promise<string[]
   for (const r of desired.resources) {
     if (!returnsToken(r.kind)) continue;
     const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    const names = await list(dirname(file));
-    if (names === undefined) continue;
+    const names = await tmpFiles(dirname(file));
     const prefix = `${basename(file)}.`;
     for (const name of names) {
       const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
@@ -109,6 +107,19 @@ export async function lostTokens(
 ): Promise<LostToken[]> {
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   const lost: LostToken[] = [];
+  // One listing per directory instead of a check per key (keys share one secrets directory).
+  const listings = new Map<string, Promise<Set<string>>>();
+  const listed = async (path: string) => {
+    let names = listings.get(dirname(path));
+    if (!names) {
+      names = readdir(dirname(path)).then(
+        (all) => new Set(all),
+        () => new Set<string>(),
+      );
+      listings.set(dirname(path), names);
+    }
+    return (await names).has(basename(path));
+  };
   for (const c of plan.changes) {
     const r = resources.get(c.address);
     if (!r || !returnsToken(c.kind)) continue;
@@ -119,8 +130,8 @@ export async function lostTokens(
     else if (
       (c.action === "no-op" || c.action === "update") &&
       c.id &&
-      !(await exists(tokenFilePath(configured, desired.configDir))) &&
-      !(c.movedFrom && (await exists(movedTokenFile(c.movedFrom, desired.configDir))))
+      !(await listed(tokenFilePath(configured, desired.configDir))) &&
+      !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
       lost.push({ address: c.address, id: c.id, file });
   }

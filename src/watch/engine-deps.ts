@@ -7,10 +7,20 @@
  * rename it (the store then refuses a state file of another stack, which is reported as a failure).
  */
 import type { Api } from "../client/index.js";
+import { ParseCache } from "../config/cache.js";
 import { ConfigError, loadDesiredState } from "../config/index.js";
-import { type Change, type EngineEvent, isChange, reconcile, type SafetyOptions } from "../engine/index.js";
+import {
+  type Change,
+  type EngineEvent,
+  isChange,
+  NotConfirmedError,
+  type ReconcileResult,
+  reconcile,
+  type SafetyOptions,
+} from "../engine/index.js";
 import { FileStateStore, type StateApi, type StateStore } from "../state/index.js";
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
+import { LiveCache, type LiveReader } from "./live-cache.js";
 import type { WatchDeps } from "./run.js";
 
 /** Settings of the engine-backed dependencies. */
@@ -54,9 +64,34 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
     return store;
   };
   let runs = 0;
+  // Kept between reconciles: unchanged files are not parsed again, and a file-change reconcile
+  // re-reads only the objects the edit touched (docs/watch.md > "What a reconcile re-reads").
+  const parsed = new ParseCache();
+  const kept = new LiveCache(opts.api);
+  let files = { parsed: 0, reused: 0 };
 
   return {
-    load: () => loadDesiredState(opts.paths, opts.env ? { env: opts.env } : {}),
+    async load() {
+      try {
+        return await loadDesiredState(opts.paths, {
+          ...(opts.env ? { env: opts.env } : {}),
+          parseCache: parsed,
+        });
+      } finally {
+        files = parsed.endLoad();
+      }
+    },
+
+    reads() {
+      const last = kept.lastRead;
+      if (!last) return undefined;
+      return {
+        filesParsed: files.parsed,
+        filesReused: files.reused,
+        live: last.kind,
+        objectsReread: last.reread.size,
+      };
+    },
 
     configProblems: (err) => (err instanceof ConfigError ? err.problems : undefined),
 
@@ -88,23 +123,39 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
         }
       };
       const revision = opts.revision?.();
-      const result = await reconcile({
-        desired,
-        api: opts.api,
-        store: storeFor(desired.stack),
-        signal: request.signal,
-        onEvent,
-        options: {
-          mode: request.mode,
-          lockScope: "apply",
-          lockTimeoutMs: opts.lockTimeoutMs,
-          lockHolder: "tgw watch",
-          ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
-          ...(revision === undefined ? {} : { revision }),
-          ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
-          ...opts.safety,
-        },
-      });
+      const attempt = (readLive: LiveReader, partial: boolean) =>
+        reconcile({
+          desired,
+          api: opts.api,
+          store: storeFor(desired.stack),
+          signal: request.signal,
+          onEvent,
+          options: {
+            mode: request.mode,
+            lockScope: "apply",
+            lockTimeoutMs: opts.lockTimeoutMs,
+            lockHolder: "tgw watch",
+            ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
+            ...(revision === undefined ? {} : { revision }),
+            ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
+            ...opts.safety,
+            readLive,
+            // A plan from a partial read is applied only if it calls no object it did not read again.
+            ...(partial ? { approve: async (plan) => kept.checkPlan(plan) } : {}),
+          },
+        });
+      const partial = request.mode === "apply" && request.partialRead && kept.canReadPartially(desired);
+      let result: ReconcileResult;
+      try {
+        result = await attempt(partial ? kept.partial(desired) : kept.full(), partial).catch((err) => {
+          if (!(partial && err instanceof NotConfirmedError)) throw err;
+          return attempt(kept.full(), false);
+        });
+      } catch (err) {
+        kept.invalidate();
+        throw err;
+      }
+      kept.succeeded(desired, result.plan, result.state);
       if (request.mode === "plan")
         return result.plan.changes.filter((c) => isChange(c.action)).map(toSummary);
       return (result.result?.outcomes ?? [])

@@ -46,6 +46,8 @@ export type WatchEvent =
       durationMs: number;
       /** Apply mode: the changes applied. Plan mode: the drift found and left alone. */
       changes: ChangeSummary[];
+      /** What the reconcile read (JSON log only), when the dependencies report it. */
+      reads?: ReadStats;
     }
   | {
       type: "config_invalid";
@@ -136,4 +138,17 @@ export function countChanges(changes: ChangeSummary[]): Partial<Record<ChangeAct
     if (n > 0) counts[action] = n;
   }
   return counts;
+}
+
+/**
+ * What one reconcile read (docs/watch.md > "What a reconcile re-reads"): configuration files parsed
+ * and taken unchanged from the cache, and whether live state was listed in full or only the objects
+ * an edit touched were read again.
+ */
+export interface ReadStats {
+  filesParsed: number;
+  filesReused: number;
+  live: "full" | "partial";
+  /** Partial reads: objects and module paths read again. */
+  objectsReread: number;
 }

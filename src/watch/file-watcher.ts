@@ -16,11 +16,26 @@
  *
  * Debounce: changes are collected until `debounceMs` pass without a new one (an editor's save or a
  * `git pull` is one run), but never held longer than `maxWaitMs` (a file rewritten non-stop still runs).
+ * Then, before they are reported, changed files still open for writing by another process, or a Git
+ * work tree being updated, hold the report for another quiet time (./settle.ts), up to `BUSY_MAX_MS`.
  */
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { synthesizedStackAt } from "../config/cdktf/locate.js";
 import { isConfigFileName } from "../config/files.js";
+import { filesOpenForWriting, gitUpdating } from "./settle.js";
+
+/** Longest a change is held while its files are still being written (./settle.ts). */
+export const BUSY_MAX_MS = 60_000;
+
+/** Longest wait between two looks at files still being written. */
+const BUSY_RECHECK_MAX_MS = 250;
+
+/**
+ * Default quiet time: chokidar drops a file's `change` events that follow an earlier one within
+ * 50 ms, so a shorter quiet time could read a file before a write whose event was dropped.
+ */
+export const DEFAULT_DEBOUNCE_MS = 50;
 
 /** The link a Kubernetes ConfigMap volume swaps on every update. */
 const CONFIGMAP_LINK = "..data";
@@ -29,7 +44,7 @@ const CONFIGMAP_LINK = "..data";
 export interface FileWatcherOptions {
   /** Files and directories given with `-f` (relative to the working directory or absolute). */
   roots: string[];
-  /** Quiet time before a change is reported, in ms (default 500). */
+  /** Quiet time before a change is reported, in ms (default `DEFAULT_DEBOUNCE_MS`). */
   debounceMs?: number;
   /** Longest a change may be held by the debounce, in ms (default: 10 × debounceMs, at least 5 s). */
   maxWaitMs?: number;
@@ -68,13 +83,15 @@ export class FileWatcher {
   #changed = new Set<string>();
   #quietTimer: NodeJS.Timeout | undefined;
   #maxTimer: NodeJS.Timeout | undefined;
+  /** When the changed files were first found still being written (performance.now() ms). */
+  #busySince: number | undefined;
   #closed = false;
 
   /** Starts watching the roots; await `ready()` before relying on events. */
   constructor(opts: FileWatcherOptions) {
     this.#opts = opts;
     this.#roots = new Set(opts.roots.map((p) => resolve(p)));
-    this.#debounceMs = opts.debounceMs ?? 500;
+    this.#debounceMs = opts.debounceMs ?? DEFAULT_DEBOUNCE_MS;
     this.#maxWaitMs = opts.maxWaitMs ?? Math.max(5_000, 10 * this.#debounceMs);
     this.#isConfigFile = opts.isConfigFile ?? isYamlFile;
     this.#watcher = watch([...this.#roots], {
@@ -165,6 +182,22 @@ export class FileWatcher {
   #flush(): void {
     this.#clearTimers();
     if (this.#closed || this.#changed.size === 0) return;
+    // Still being written (./settle.ts): look again, less often the longer it lasts (each look scans
+    // /proc), up to BUSY_MAX_MS. A new write's event re-arms the quiet time as usual.
+    const busy = [...filesOpenForWriting(this.#changed), ...gitUpdating(this.#roots)];
+    if (busy.length > 0) {
+      this.#busySince ??= performance.now();
+      const held = performance.now() - this.#busySince;
+      if (held < BUSY_MAX_MS) {
+        const again = Math.min(BUSY_RECHECK_MAX_MS, Math.max(this.#debounceMs, held / 2));
+        this.#quietTimer = setTimeout(() => this.#flush(), again);
+        return;
+      }
+      this.#opts.onError?.(
+        new Error(`${busy.join(", ")} still being written after ${BUSY_MAX_MS / 1000}s: reading it now`),
+      );
+    }
+    this.#busySince = undefined;
     const files = [...this.#changed].sort();
     this.#changed.clear();
     this.#opts.onChange(files);

@@ -13,7 +13,7 @@
  */
 import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.js";
 import type { EventSink, WatchEvent } from "./events.js";
-import { FileWatcher } from "./file-watcher.js";
+import { DEFAULT_DEBOUNCE_MS, FileWatcher } from "./file-watcher.js";
 import { createRunner, type WatchDeps } from "./run.js";
 import { Scheduler } from "./scheduler.js";
 import { foldStatus, initialStatus, type WatchStatus } from "./status.js";
@@ -24,7 +24,8 @@ export const WATCH_DEFAULTS = {
   intervalMs: 60_000,
   /** ±10 % on each interval, so many watchers started together do not call the API in step. */
   jitter: 0.1,
-  debounceMs: 500,
+  /** Quiet time after a file change (src/watch/file-watcher.ts says why not less). */
+  debounceMs: DEFAULT_DEBOUNCE_MS,
   /**
    * Retries of each API call inside a reconcile (the client's default is 4): the watch retries whole
    * reconciles with its own backoff, so a call only rides out a blip and an outage shows up quickly.
@@ -43,7 +44,7 @@ export interface WatchLoopOptions {
   intervalMs?: number;
   /** Share of the interval each wait may vary by (default 0.1). */
   jitter?: number;
-  /** Quiet time before a file change runs, in ms (default 500). */
+  /** Quiet time before a file change runs, in ms (default 50). */
   debounceMs?: number;
   /** Correct drift on interval runs (default true); false: only report it. */
   selfHeal?: boolean;

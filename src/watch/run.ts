@@ -12,9 +12,9 @@
  */
 import type { DesiredState } from "../config/desired.js";
 import { TgwError } from "../errors.js";
-import type { ChangeSummary, ConfigProblem, EventSink, ReconcileMode } from "./events.js";
+import type { ChangeSummary, ConfigProblem, EventSink, ReadStats, ReconcileMode } from "./events.js";
 import type { RunOutcome } from "./scheduler.js";
-import { isConfigChange, type Trigger } from "./trigger.js";
+import { isConfigChange, onlyFiles, type Trigger } from "./trigger.js";
 
 /** Options of one reconcile, as the watch loop asks for it. */
 export interface ReconcileRequest {
@@ -22,6 +22,12 @@ export interface ReconcileRequest {
   mode: ReconcileMode;
   /** Aborted on SIGINT / SIGTERM: let calls in flight finish, start nothing new, release the lock. */
   signal: AbortSignal;
+  /**
+   * The reconcile may re-read only the objects whose desired state changed (src/watch/live-cache.ts):
+   * true for file changes alone with self-heal on. Startup, interval and retries read everything, and
+   * so do file changes under `--no-self-heal`, whose apply is also the moment drift is corrected.
+   */
+  partialRead: boolean;
   /** Called as each change is applied (apply mode). */
   onApplied(change: ChangeSummary, durationMs?: number): void;
 }
@@ -41,6 +47,8 @@ export interface WatchDeps {
   reconcile(desired: DesiredState, request: ReconcileRequest): Promise<ChangeSummary[]>;
   /** The positioned problems if `err` is an invalid-configuration error, else undefined. */
   configProblems(err: unknown): ConfigProblem[] | undefined;
+  /** What the last load and reconcile read, for the log (optional). */
+  reads?(): ReadStats | undefined;
 }
 
 /** Settings of the runs. */
@@ -115,6 +123,7 @@ export function createRunner(opts: RunOptions): Runner {
         emit({ type: "reconcile_started", run, trigger, mode });
         const changes = await deps.reconcile(desired, {
           mode,
+          partialRead: opts.selfHeal && onlyFiles(trigger),
           signal: own.signal,
           onApplied(change, durationMs) {
             applied.push(change);
@@ -126,6 +135,7 @@ export function createRunner(opts: RunOptions): Runner {
             });
           },
         });
+        const reads = deps.reads?.();
         emit({
           type: "reconcile_succeeded",
           run,
@@ -133,6 +143,7 @@ export function createRunner(opts: RunOptions): Runner {
           mode,
           durationMs: elapsed(started),
           changes,
+          ...(reads === undefined ? {} : { reads }),
         });
         return { kind: "ok" };
       } catch (error) {

@@ -42,6 +42,11 @@ export function mergeTriggers(a: Trigger | undefined, b: Trigger): Trigger {
   };
 }
 
+/** True for a first attempt caused by file changes alone (not startup, the interval or a retry). */
+export function onlyFiles(t: Trigger): boolean {
+  return t.files.length > 0 && !t.startup && !t.interval && t.retry === 0;
+}
+
 /** True when the run was asked for by a change of the configuration (or by starting up). */
 export function isConfigChange(t: Trigger): boolean {
   return t.startup || t.files.length > 0;

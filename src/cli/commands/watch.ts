@@ -74,7 +74,7 @@ export const registerWatch: RegisterCommand = (program) => {
     ),
   )
     .option("--interval <duration>", "period of the drift check, with ±10% jitter", "60s")
-    .option("--debounce <duration>", "quiet time after a file change before reconciling", "500ms")
+    .option("--debounce <duration>", "quiet time after a file change before reconciling", "50ms")
     .option("--no-self-heal", "only report drift on interval runs; file changes are still applied")
     .option(
       "--health-port <port>",
