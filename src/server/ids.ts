@@ -3,14 +3,35 @@
  * Identifier prefixes), operation ids (`op_...`, docs/design.md section 5 > Errors), API key tokens and
  * their SHA-256 hashes (tokens are never stored in clear).
  */
-import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, randomFillSync, timingSafeEqual } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// Random bytes are drawn from the CSPRNG 4 KiB at a time: a `randomInt` per character cost a call
+// into the CSPRNG each (47 per create: an operation id and a resource id).
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+/** One random byte from the pool, refilled when used up. */
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++] as number;
+}
+
+// The largest multiple of 62 that fits in a byte: bytes at or above it are drawn again, so that
+// every character stays equally likely (rejection sampling, as randomInt does).
+const UNBIASED = 256 - (256 % ALPHABET.length);
 
 /** `length` random characters of [0-9A-Za-z], uniformly drawn. */
 export function randomAlphanumeric(length: number): string {
   let out = "";
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  while (out.length < length) {
+    const b = randomByte();
+    if (b < UNBIASED) out += ALPHABET[b % ALPHABET.length];
+  }
   return out;
 }
 
