@@ -3,7 +3,7 @@
  * Identifier prefixes), operation ids (`op_...`, docs/design.md section 5 > Errors), API key tokens and
  * their SHA-256 hashes (tokens are never stored in clear).
  */
-import { createHash, randomBytes, randomFillSync, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, randomFillSync, timingSafeEqual } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -57,7 +57,7 @@ export function newToken(): string {
 
 /** SHA-256 of a token (UTF-8), as 32 bytes: the only form in which tokens are stored. */
 export function tokenHash(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+  return hash("sha256", token, "buffer");
 }
 
 /** Constant-time equality of two hashes (false when their lengths differ). */
