@@ -1,15 +1,19 @@
 /**
  * The store's cache of objects and settings (src/server/store/object-cache.ts): a read served from
  * memory is never older than the database, whoever wrote it (this store, another connection to the
- * same data file, a transaction rolled back), and what it serves cannot be changed by a caller.
+ * same data file, a transaction rolled back), and what it serves cannot be changed by a caller; nor
+ * are the responses and JSON texts made once from cached objects (src/server/resources/render.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer } from "../../src/server/server.js";
 import { ResourceStore } from "../../src/server/store/resource-store.js";
+import { type Answer, type Caller, caller } from "./http.js";
 
 const KEY = "object-cache-test-key-0123456789";
+const key = (name: string) => readFileSync(new URL(`../../examples/keys/${name}`, import.meta.url), "utf8");
 let dir: string;
 const open: ResourceStore[] = [];
 
@@ -98,5 +102,46 @@ describe("the object cache", () => {
     }).toThrow(TypeError);
     expect(() => (obj.body.tags as string[]).push("b")).toThrow(TypeError);
     expect(s.get("ipp_frozen")?.body).toEqual({ description: "frozen", metadata: "", tags: ["a"] });
+  });
+});
+
+describe("responses of cached objects", () => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let call: Caller;
+  beforeAll(async () => {
+    server = await startServer({ bootstrapToken: "object-cache-token", checkResponses: true });
+    call = caller(server.url, server.token);
+  });
+  afterAll(() => server.close());
+
+  it("are the JSON of what the store holds now: read again, after a change, after a delete", async () => {
+    // SSH credentials: a kind whose responses are made once per cached object (no derived field).
+    const ids: string[] = [];
+    for (const [d, file] of [
+      ["a", "deploy_ed25519.pub"],
+      ["b", "deploy_ecdsa.pub"],
+      ["c", "deploy_rsa.pub"],
+    ] as const) {
+      ids.push((await call("POST", "/ssh_credentials", { description: d, public_key: key(file) })).body.id);
+    }
+    const descriptions = (a: Answer) =>
+      a.body.ssh_credentials.map((p: { description: string }) => p.description);
+    const first = await call("GET", "/ssh_credentials?limit=2");
+    const again = await call("GET", "/ssh_credentials?limit=2");
+    expect(again.text).toBe(first.text);
+    expect(first.text).toBe(JSON.stringify(first.body));
+    expect(first.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(descriptions(first)).toEqual(["c", "b"]);
+    expect(first.body.next_page_uri).toBe(`${server.url}/ssh_credentials?before_id=${ids[1]}&limit=2`);
+
+    const patched = await call("PATCH", `/ssh_credentials/${ids[2]}`, { description: "c changed" });
+    expect(patched.status, patched.text).toBe(200);
+    expect(descriptions(await call("GET", "/ssh_credentials?limit=2"))).toEqual(["c changed", "b"]);
+    expect((await call("GET", `/ssh_credentials/${ids[2]}`)).body.description).toBe("c changed");
+
+    expect((await call("DELETE", `/ssh_credentials/${ids[1]}`)).status).toBe(204);
+    const after = await call("GET", "/ssh_credentials");
+    expect(after.body.ssh_credentials.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[0]]);
+    expect(after.text).toBe(JSON.stringify(after.body));
   });
 });
