@@ -72,5 +72,8 @@ export function nowTimestamp(): string {
 
 /** A date as RFC 3339 UTC with second precision (milliseconds dropped). */
 export function toTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const iso = date.toISOString();
+  // `YYYY-MM-DDTHH:MM:SS.mmmZ`: 24 characters for years 0000-9999 (the regular expression this
+  // replaces cost a match per write); other years keep their form less the milliseconds.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, "Z");
 }

@@ -1,6 +1,12 @@
 /** Identifiers the server makes (src/server/ids.ts): their form, and characters drawn without bias. */
 import { describe, expect, it } from "vitest";
-import { isWellFormedId, newId, newOperationId, randomAlphanumeric } from "../../src/server/ids.js";
+import {
+  isWellFormedId,
+  newId,
+  newOperationId,
+  randomAlphanumeric,
+  toTimestamp,
+} from "../../src/server/ids.js";
 
 describe("server identifiers", () => {
   it("are a prefix and 27 (ids) or 20 (operation ids) alphanumerics, never the same twice", () => {
@@ -21,5 +27,13 @@ describe("server identifiers", () => {
     expect(counts.size).toBe(62);
     for (const [c, n] of counts)
       expect({ c, n, off: Math.abs(n - 10_000) < 600 }).toEqual({ c, n, off: true });
+  });
+});
+
+describe("timestamps", () => {
+  it("are RFC 3339 UTC to the second, milliseconds dropped", () => {
+    expect(toTimestamp(new Date("2025-01-31T12:00:00.999Z"))).toBe("2025-01-31T12:00:00Z");
+    expect(toTimestamp(new Date("1970-01-01T00:00:00.000Z"))).toBe("1970-01-01T00:00:00Z");
+    expect(toTimestamp(new Date("+010000-01-01T00:00:00.123Z"))).toBe("+010000-01-01T00:00:00Z");
   });
 });
