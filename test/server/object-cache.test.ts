@@ -60,6 +60,7 @@ describe("the object cache", () => {
     const s = store();
     s.insert("ip_policy", "ipp_kept", null, { description: "before", metadata: "" });
     expect(s.get("ipp_kept")?.body.description).toBe("before");
+    expect(descriptions(s)).toEqual(["before"]);
     expect(() =>
       s.transaction(() => {
         s.insert("ip_policy", "ipp_rolled", null, { description: "rolled back", metadata: "" });
@@ -81,7 +82,13 @@ describe("the object cache", () => {
   it("serves its own writes at once, to every account view, and each account only its objects", () => {
     const s = store();
     const other = s.createAccount();
+    expect(descriptions(s)).toEqual([]);
     s.insert("ip_policy", "ipp_mine", null, { description: "mine", metadata: "" });
+    expect(descriptions(s)).toEqual(["mine"]);
+    s.transaction(() => s.insert("ip_policy", "ipp_in_tx", null, { description: "in tx", metadata: "" }));
+    expect(descriptions(s)).toEqual(["in tx", "mine"]);
+    s.remove("ipp_in_tx");
+    expect(descriptions(s)).toEqual(["mine"]);
     expect(other.get("ipp_mine")).toBeUndefined();
     expect(s.forAccount(s.accountId).get("ipp_mine")?.body.description).toBe("mine");
     expect(other.page("ip_policy", null, 100)).toEqual([]);

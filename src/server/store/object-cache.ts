@@ -1,14 +1,16 @@
 /**
- * Parsed objects and account settings kept in memory between requests, so that a GET, a list page or
- * the account lookup of every request does not fetch and parse the same rows again: better-sqlite3
+ * Parsed objects, the positions of each list and account settings kept in memory between requests,
+ * so that a GET, a list page or the account lookup of every request does not fetch and parse the same
+ * rows again: better-sqlite3
  * builds every column of every row as a JavaScript value (about 4 µs a row, 0.4 ms for a page of
  * 100, most of a list request's time), where a hit is a map lookup.
  *
  * What keeps it exact (the store, ./resource-store.ts, follows these rules):
  * - it is filled only by reads made outside a transaction, so a transaction that is rolled back
  *   leaves nothing behind;
- * - every write of the store drops what it touches (an update or delete drops that object, a setting
- *   that setting, an account rename everything) before it writes;
+ * - every write of the store drops what it touches (an update or delete drops that object, a delete
+ *   its list, a setting that setting, an account rename everything) before it writes; an insert
+ *   outside a transaction adds its position to its list, inside one drops the list;
  * - writes of OTHER connections to the same data file (a second server, `tgw serve --mint-admin-key`
  *   while a server runs) are seen through SQLite's `PRAGMA data_version`, which changes when another
  *   connection commits: `sync()` drops everything then. An in-memory database has no other connection;
@@ -37,6 +39,9 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const listKey = (accountId: string, kind: string, parentId: string | null) =>
+  `${accountId}\0${kind}\0${parentId ?? ""}`;
+
 /** The cache of one database connection (shared by every account view of it). */
 export class ObjectCache {
   readonly #db: Database.Database;
@@ -46,6 +51,8 @@ export class ObjectCache {
   readonly #bySeq = new Map<number, CachedObject>();
   // Key `<account>\0<setting>`; a value of undefined records that the setting is not set.
   readonly #settings = new Map<string, string | undefined>();
+  // Key `<account>\0<kind>\0<parent>`: the positions (`seq`) of every object of that list, ascending.
+  readonly #lists = new Map<string, number[]>();
 
   /**
    * @param db the connection whose reads are cached
@@ -113,10 +120,37 @@ export class ObjectCache {
     this.#settings.delete(`${accountId}\0${key}`);
   }
 
+  /** The positions of every object of a list, ascending (do not change the array), or undefined. */
+  list(accountId: string, kind: string, parentId: string | null): readonly number[] | undefined {
+    return this.#lists.get(listKey(accountId, kind, parentId));
+  }
+
+  /** Keeps the positions of a list just read, ascending; ignored inside a transaction. */
+  putList(accountId: string, kind: string, parentId: string | null, seqs: number[]): void {
+    if (!this.#db.inTransaction) this.#lists.set(listKey(accountId, kind, parentId), seqs);
+  }
+
+  /**
+   * Adds the position of an object just inserted to its list. Inside a transaction, which may still
+   * be rolled back, the list is forgotten instead: a list never misses an object that exists.
+   */
+  inserted(accountId: string, kind: string, parentId: string | null, seq: number): void {
+    const key = listKey(accountId, kind, parentId);
+    if (this.#db.inTransaction) this.#lists.delete(key);
+    // A new `seq` is the largest so far (AUTOINCREMENT): the list stays ascending.
+    else this.#lists.get(key)?.push(seq);
+  }
+
+  /** Forgets a list whose object was just deleted. */
+  dropList(accountId: string, kind: string, parentId: string | null): void {
+    this.#lists.delete(listKey(accountId, kind, parentId));
+  }
+
   /** Forgets everything. */
   clear(): void {
     this.#byId.clear();
     this.#bySeq.clear();
     this.#settings.clear();
+    this.#lists.clear();
   }
 }

@@ -102,10 +102,10 @@ function prepare(db: Database.Database) {
     page: db.prepare<[A & { kind: string; parent: string | null; before: number; limit: number }], Row>(
       "SELECT * FROM resources WHERE account_id = @account AND kind = @kind AND parent_id IS @parent AND seq < @before ORDER BY seq DESC LIMIT @limit",
     ),
-    // The same page as positions only: read from the index alone, then served from the cache.
-    pageSeqs: db
-      .prepare<[A & { kind: string; parent: string | null; before: number; limit: number }], number>(
-        "SELECT seq FROM resources WHERE account_id = @account AND kind = @kind AND parent_id IS @parent AND seq < @before ORDER BY seq DESC LIMIT @limit",
+    // The positions of a whole list, ascending, read from the index alone (kept by the cache).
+    listSeqs: db
+      .prepare<[A & { kind: string; parent: string | null }], number>(
+        "SELECT seq FROM resources WHERE account_id = @account AND kind = @kind AND parent_id IS @parent ORDER BY seq",
       )
       .pluck(true),
     all: db.prepare<[A & { kind: string }], Row>(
@@ -358,8 +358,10 @@ export class ResourceStore {
       body: this.#serialize(body),
     };
     const { lastInsertRowid } = this.#d.stmt.insert.run({ account: this.#account, ...values });
+    const seq = Number(lastInsertRowid);
+    this.#d.cache.inserted(this.#account, kind, parentId, seq);
     // The object as a read of the row would give it (the body through its stored JSON form).
-    return this.#toObject({ ...values, seq: Number(lastInsertRowid), account_id: this.#account });
+    return this.#toObject({ ...values, seq, account_id: this.#account });
   }
 
   /** Replaces the body of an existing object (updated_at = now). @throws Error if it does not exist. */
@@ -380,6 +382,7 @@ export class ResourceStore {
     this.#d.cache.drop(id);
     const row = this.#d.stmt.remove.get({ id, account: this.#account });
     if (row === undefined) return undefined;
+    this.#d.cache.dropList(this.#account, row.kind, row.parent_id);
     this.#d.stmt.tombstone.run({
       id: row.id,
       account: this.#account,
@@ -416,9 +419,24 @@ export class ResourceStore {
       limit,
     };
     cache.sync();
+    let seqs = cache.list(this.#account, kind, parentId);
+    if (seqs === undefined) {
+      const all = stmt.listSeqs.all(query);
+      cache.putList(this.#account, kind, parentId, all);
+      seqs = all;
+    }
+    // The first position at or after `before` (binary search): the page is what precedes it.
+    let lo = 0;
+    let hi = seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((seqs[mid] as number) < query.before) lo = mid + 1;
+      else hi = mid;
+    }
     const out: StoredObject[] = [];
-    for (const seq of stmt.pageSeqs.all(query)) {
-      const hit = cache.bySeq(seq);
+    for (let i = lo - 1; i >= 0 && out.length < limit; i--) {
+      const hit = cache.bySeq(seqs[i] as number);
+      // An object not cached yet (or evicted): the page from the table, which fills the cache.
       if (hit === undefined) return stmt.page.all(query).map((r) => this.#cached(r));
       out.push(hit.obj);
     }
