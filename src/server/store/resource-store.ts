@@ -7,7 +7,8 @@
  * confined to it, so nothing a request does can reach another account's data (docs/server.md >
  * Accounts and roles). The store a server opens is the default account's; `forAccount` gives the
  * view of another one (and records who creates objects through it). Ids stay unique across accounts.
- * With a data key, secret values are encrypted in the file (./secrets.ts).
+ * With a data key, secret values are encrypted in the file (./secrets.ts). Objects, list positions
+ * and settings once read are served from memory (./object-cache.ts, whose rules the writes here keep).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
