@@ -36,6 +36,8 @@ declare module "fastify" {
   interface FastifyRequest {
     principal: Principal;
     recorded: RecordedRequest | undefined;
+    /** Whether the request's route is a debug route (`config.debug`), read once when it arrives. */
+    debugRoute: boolean;
   }
   interface FastifyContextConfig {
     /** Debug routes: admin only, never subject to faults, rate limit or the Service-Version check. */

@@ -45,32 +45,37 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
   app.decorate("bootstrap", { token, generated });
   app.decorateRequest("principal", undefined as unknown as Principal);
 
-  app.addHook("onResponse", async (request) => {
-    if (request.recorded && request.principal)
-      accountOfRecord.set(request.recorded, request.principal.accountId);
-  });
-  app.addHook("onRequest", async (request) => {
-    const header = request.headers.authorization;
+  /** The caller of a request, from its `Authorization` header. @throws ApiProblem 401 */
+  const principalOf = (header: string | undefined): Principal => {
     if (header === undefined || header.trim() === "") throw problems.missingCredential();
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m?.[1]) throw problems.malformedCredential();
     const hash = tokenHash(m[1]);
     if (memoryHash !== undefined && sameHash(hash, memoryHash)) {
-      request.principal = { keyId: "bootstrap", ownerId: adminId, admin: true, accountId: store.accountId };
-      return;
+      return { keyId: "bootstrap", ownerId: adminId, admin: true, accountId: store.accountId };
     }
     const found = store.findTokenHash(hash);
     const key = found && sameHash(hash, found.hash) ? store.getInAnyAccount(found.keyId) : undefined;
     if (key === undefined) throw problems.invalidCredential();
     const ownerId = String(key.obj.body.owner_id);
     const owner = store.forAccount(key.accountId).get(ownerId);
-    request.principal = {
+    return {
       keyId: key.obj.id,
       ownerId,
       admin: owner?.kind === "user" && owner.body.admin === true,
       accountId: key.accountId,
     };
+  };
+  // Callback style: an async hook costs a promise and a microtask turn on every request.
+  app.addHook("onRequest", (request, _reply, done) => {
+    try {
+      request.principal = principalOf(request.headers.authorization);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (request.recorded) accountOfRecord.set(request.recorded, request.principal.accountId);
+    done();
   });
 }
 
-export default fp(authPlugin, { name: "tgw-auth", dependencies: ["tgw-store"] });
+export default fp(authPlugin, { name: "tgw-auth", dependencies: ["tgw-store", "tgw-request-log"] });

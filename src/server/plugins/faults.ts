@@ -33,7 +33,7 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
   if (config === undefined || config.rules.length === 0) return;
   const random = seeded(config.seed ?? Date.now());
   app.addHook("onRequest", async (request, reply) => {
-    if (request.routeOptions.config?.debug) return;
+    if (request.debugRoute) return;
     const draw = random();
     let acc = 0;
     const rule = config.rules.find((r) => {
@@ -56,4 +56,4 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
   });
 }
 
-export default fp(faultsPlugin, { name: "tgw-faults" });
+export default fp(faultsPlugin, { name: "tgw-faults", dependencies: ["tgw-request-log"] });

@@ -7,13 +7,15 @@ import fp from "fastify-plugin";
 import { problems } from "../errors.js";
 
 async function serviceVersionPlugin(app: FastifyInstance): Promise<void> {
-  app.addHook("onRequest", async (request) => {
-    if (request.routeOptions.config?.debug) return;
+  app.addHook("onRequest", (request, _reply, done) => {
+    if (request.debugRoute) return done();
     const raw = request.headers["service-version"];
+    if (raw === "2") return done();
     const value = Array.isArray(raw) ? raw.join(",") : raw;
-    if (value === undefined || value.trim() === "") throw problems.missingServiceVersion();
-    if (value.trim() !== "2") throw problems.unsupportedServiceVersion(value);
+    if (value === undefined || value.trim() === "") return done(problems.missingServiceVersion());
+    if (value.trim() !== "2") return done(problems.unsupportedServiceVersion(value));
+    done();
   });
 }
 
-export default fp(serviceVersionPlugin, { name: "tgw-service-version" });
+export default fp(serviceVersionPlugin, { name: "tgw-service-version", dependencies: ["tgw-request-log"] });

@@ -11,8 +11,10 @@ async function shutdownPlugin(app: FastifyInstance): Promise<void> {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (_request, reply) => {
+  // Callback style: an async hook costs a promise and a microtask turn on every answer.
+  app.addHook("onSend", (_request, reply, _payload, done) => {
     if (closing) reply.header("connection", "close");
+    done();
   });
 }
 

@@ -85,11 +85,16 @@ export async function createObject(
   checkReferences(kind, input, ctx);
   const id = options.id ?? newId(kind.idPrefix ?? "");
   const result = hooks.create ? await hooks.create(input, ctx, id) : { body: input };
-  const obj = ctx.store.transaction(() => {
-    const stored = ctx.store.insert(kind.kind, id, parentId, result.body);
-    result.write?.(stored);
-    return stored;
-  });
+  const write = result.write;
+  // One insert is atomic by itself: a transaction only when the kind writes more (a token hash...).
+  const obj =
+    write === undefined
+      ? ctx.store.insert(kind.kind, id, parentId, result.body)
+      : ctx.store.transaction(() => {
+          const stored = ctx.store.insert(kind.kind, id, parentId, result.body);
+          write(stored);
+          return stored;
+        });
   const shown = render(kind, obj, ctx, hooks);
   if (ctx.emitEvents) emitEvent(ctx, kind, "created", shown);
   return { obj, response: { ...shown, ...result.response } };

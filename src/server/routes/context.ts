@@ -8,6 +8,7 @@ import type { KindDescriptor } from "../../model/index.js";
 import { loadAccount } from "../account.js";
 import { problems } from "../errors.js";
 import type { RequestContext } from "../resources/context.js";
+import { responseJson } from "../resources/render.js";
 
 /** The context of one API request. */
 export function contextOf(request: FastifyRequest): RequestContext {
@@ -80,8 +81,10 @@ export function listEnvelope(
 }
 
 /**
- * Sends a resource (or list of resources under `listKey`), first checking each against the kind's
- * `$defs.response` when the app has `checkResponses` on: a mismatch is a server bug (500).
+ * Sends a resource (or list of resources under `listKey`) as JSON text, first checking each against
+ * the kind's `$defs.response` when the app has `checkResponses` on: a mismatch is a server bug (500).
+ * The text is `JSON.stringify(body)`, with the items' texts made once for cached objects
+ * (../resources/render.ts > responseJson).
  */
 export function sendChecked(
   reply: FastifyReply,
@@ -99,7 +102,22 @@ export function sendChecked(
         throw new Error(`response of ${kind.kind} does not match $defs.response: ${errors.join("; ")}`);
     }
   }
-  return reply.code(status).send(body);
+  const json = listKey === undefined ? responseJson(body) : envelopeJson(body, listKey);
+  return reply.code(status).type("application/json; charset=utf-8").send(json);
+}
+
+/** `JSON.stringify(envelope)`, with each item's text from responseJson. */
+function envelopeJson(envelope: Record<string, unknown>, listKey: string): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(envelope)) {
+    if (value === undefined) continue;
+    const json =
+      key === listKey
+        ? `[${(value as Record<string, unknown>[]).map(responseJson).join(",")}]`
+        : JSON.stringify(value);
+    parts.push(`${JSON.stringify(key)}:${json}`);
+  }
+  return `{${parts.join(",")}}`;
 }
 
 const METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];

@@ -7,13 +7,15 @@
  * confined to it, so nothing a request does can reach another account's data (docs/server.md >
  * Accounts and roles). The store a server opens is the default account's; `forAccount` gives the
  * view of another one (and records who creates objects through it). Ids stay unique across accounts.
- * With a data key, secret values are encrypted in the file (./secrets.ts).
+ * With a data key, secret values are encrypted in the file (./secrets.ts). Objects, list positions
+ * and settings once read are served from memory (./object-cache.ts, whose rules the writes here keep).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { nowTimestamp, randomAlphanumeric } from "../ids.js";
 import { openDatabase } from "./database.js";
+import { ObjectCache } from "./object-cache.js";
 import { DataKeyError, SecretBox } from "./secrets.js";
 
 /** A stored object of any kind. `body` is plain JSON data. */
@@ -66,6 +68,9 @@ interface Database_ {
   db: Database.Database;
   stmt: ReturnType<typeof prepare>;
   box: SecretBox | undefined;
+  cache: ObjectCache;
+  /** Runs a function in a transaction (a savepoint when nested); made once, not per call. */
+  inTransaction: (fn: () => unknown) => unknown;
 }
 
 /** A new account id (`acct_` + 27 alphanumerics). */
@@ -76,12 +81,9 @@ export function newAccountId(): string {
 function prepare(db: Database.Database) {
   type A = { account: string };
   return {
-    get: db.prepare<[A & { id: string }], Row>(
-      "SELECT * FROM resources WHERE id = @id AND account_id = @account",
-    ),
     getAny: db.prepare<[string], Row>("SELECT * FROM resources WHERE id = ?"),
-    insert: db.prepare<[A & Omit<Row, "seq" | "account_id">], Row>(
-      "INSERT INTO resources (account_id, kind, id, parent_id, created_at, updated_at, created_by, body) VALUES (@account, @kind, @id, @parent_id, @created_at, @updated_at, @created_by, @body) RETURNING *",
+    insert: db.prepare<[A & Omit<Row, "seq" | "account_id">]>(
+      "INSERT INTO resources (account_id, kind, id, parent_id, created_at, updated_at, created_by, body) VALUES (@account, @kind, @id, @parent_id, @created_at, @updated_at, @created_by, @body)",
     ),
     update: db.prepare<[A & { id: string; body: string; at: string }], Row>(
       "UPDATE resources SET body = @body, updated_at = @at WHERE id = @id AND account_id = @account RETURNING *",
@@ -101,6 +103,12 @@ function prepare(db: Database.Database) {
     page: db.prepare<[A & { kind: string; parent: string | null; before: number; limit: number }], Row>(
       "SELECT * FROM resources WHERE account_id = @account AND kind = @kind AND parent_id IS @parent AND seq < @before ORDER BY seq DESC LIMIT @limit",
     ),
+    // The positions of a whole list, ascending, read from the index alone (kept by the cache).
+    listSeqs: db
+      .prepare<[A & { kind: string; parent: string | null }], number>(
+        "SELECT seq FROM resources WHERE account_id = @account AND kind = @kind AND parent_id IS @parent ORDER BY seq",
+      )
+      .pluck(true),
     all: db.prepare<[A & { kind: string }], Row>(
       "SELECT * FROM resources WHERE account_id = @account AND kind = @kind ORDER BY seq DESC",
     ),
@@ -239,7 +247,8 @@ export class ResourceStore {
       if (path !== undefined) privateFile(path);
       const stmt = prepare(db);
       const box = path === undefined ? undefined : openBox(db, stmt, path, options.dataKey);
-      this.#d = { db, stmt, box };
+      const cache = new ObjectCache(db, path !== undefined);
+      this.#d = { db, stmt, box, cache, inTransaction: db.transaction((fn: () => unknown) => fn()) };
       this.#account = defaultAccount(db, stmt);
       this.#actor = null;
     } catch (err) {
@@ -263,12 +272,12 @@ export class ResourceStore {
 
   /** Whether an account was created (it has settings). */
   accountExists(accountId: string): boolean {
-    return this.#d.stmt.settingGet.get({ account: accountId, key: "created_at" }) !== undefined;
+    return this.#setting(accountId, "created_at") !== undefined;
   }
 
   /** Creates an account (its `created_at` setting) and returns its store. */
   createAccount(accountId = newAccountId()): ResourceStore {
-    this.#d.stmt.settingSet.run({ account: accountId, key: "created_at", value: nowTimestamp() });
+    this.#setSetting(accountId, "created_at", nowTimestamp());
     return this.forAccount(accountId);
   }
 
@@ -277,6 +286,7 @@ export class ResourceStore {
     const old = this.#account;
     if (newId === old) return;
     const { db, stmt } = this.#d;
+    this.#d.cache.clear();
     db.transaction(() => {
       for (const table of ["resources", "tombstones", "event_deliveries", "account_settings"]) {
         db.prepare(`UPDATE ${table} SET account_id = ? WHERE account_id = ?`).run(newId, old);
@@ -300,20 +310,36 @@ export class ResourceStore {
     };
   }
 
+  /** A row read outside the cache, kept in it, and the object. */
+  #cached(row: Row): StoredObject {
+    const obj = this.#toObject(row);
+    this.#d.cache.put(obj, row.account_id);
+    return obj;
+  }
+
+  /** A cached object with this id, of any account (fetched and kept on a miss). */
+  #byId(id: string): { obj: StoredObject; accountId: string } | undefined {
+    const { cache, stmt } = this.#d;
+    cache.sync();
+    const hit = cache.byId(id);
+    if (hit !== undefined) return hit;
+    const row = stmt.getAny.get(id);
+    return row === undefined ? undefined : { obj: this.#cached(row), accountId: row.account_id };
+  }
+
   #serialize(body: object): string {
     return JSON.stringify(this.#d.box ? this.#d.box.seal(body) : body);
   }
 
   /** The object with this id (of any kind) in this account, or undefined. */
   get(id: string): StoredObject | undefined {
-    const row = this.#d.stmt.get.get({ id, account: this.#account });
-    return row === undefined ? undefined : this.#toObject(row);
+    const found = this.#byId(id);
+    return found?.accountId === this.#account ? found.obj : undefined;
   }
 
   /** The object with this id in any account, and its account (authentication only). */
   getInAnyAccount(id: string): { obj: StoredObject; accountId: string } | undefined {
-    const row = this.#d.stmt.getAny.get(id);
-    return row === undefined ? undefined : { obj: this.#toObject(row), accountId: row.account_id };
+    return this.#byId(id);
   }
 
   /**
@@ -323,8 +349,7 @@ export class ResourceStore {
    */
   insert(kind: string, id: string, parentId: string | null, body: object, createdAt?: string): StoredObject {
     const at = createdAt ?? nowTimestamp();
-    const row = this.#d.stmt.insert.get({
-      account: this.#account,
+    const values = {
       kind,
       id,
       parent_id: parentId,
@@ -332,13 +357,17 @@ export class ResourceStore {
       updated_at: at,
       created_by: this.#actor,
       body: this.#serialize(body),
-    });
-    if (row === undefined) throw new Error(`insert of ${id} returned nothing`);
-    return this.#toObject(row);
+    };
+    const { lastInsertRowid } = this.#d.stmt.insert.run({ account: this.#account, ...values });
+    const seq = Number(lastInsertRowid);
+    this.#d.cache.inserted(this.#account, kind, parentId, seq);
+    // The object as a read of the row would give it (the body through its stored JSON form).
+    return this.#toObject({ ...values, seq, account_id: this.#account });
   }
 
   /** Replaces the body of an existing object (updated_at = now). @throws Error if it does not exist. */
   update(id: string, body: object): StoredObject {
+    this.#d.cache.drop(id);
     const row = this.#d.stmt.update.get({
       id,
       body: this.#serialize(body),
@@ -351,8 +380,10 @@ export class ResourceStore {
 
   /** Deletes an object (and its token hash), keeping a tombstone for pagination. Returns what was deleted. */
   remove(id: string): StoredObject | undefined {
+    this.#d.cache.drop(id);
     const row = this.#d.stmt.remove.get({ id, account: this.#account });
     if (row === undefined) return undefined;
+    this.#d.cache.dropList(this.#account, row.kind, row.parent_id);
     this.#d.stmt.tombstone.run({
       id: row.id,
       account: this.#account,
@@ -380,15 +411,37 @@ export class ResourceStore {
    * @param limit at most this many objects
    */
   page(kind: string, parentId: string | null, limit: number, beforeSeq?: number): StoredObject[] {
-    return this.#d.stmt.page
-      .all({
-        account: this.#account,
-        kind,
-        parent: parentId,
-        before: beforeSeq ?? Number.MAX_SAFE_INTEGER,
-        limit,
-      })
-      .map((r) => this.#toObject(r));
+    const { cache, stmt } = this.#d;
+    const query = {
+      account: this.#account,
+      kind,
+      parent: parentId,
+      before: beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    };
+    cache.sync();
+    let seqs = cache.list(this.#account, kind, parentId);
+    if (seqs === undefined) {
+      const all = stmt.listSeqs.all(query);
+      cache.putList(this.#account, kind, parentId, all);
+      seqs = all;
+    }
+    // The first position at or after `before` (binary search): the page is what precedes it.
+    let lo = 0;
+    let hi = seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((seqs[mid] as number) < query.before) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: StoredObject[] = [];
+    for (let i = lo - 1; i >= 0 && out.length < limit; i--) {
+      const hit = cache.bySeq(seqs[i] as number);
+      // An object not cached yet (or evicted): the page from the table, which fills the cache.
+      if (hit === undefined) return stmt.page.all(query).map((r) => this.#cached(r));
+      out.push(hit.obj);
+    }
+    return out;
   }
 
   /** Every object of a kind (any parent), newest first. */
@@ -417,17 +470,32 @@ export class ResourceStore {
 
   /** Runs `fn` in one transaction: all its writes happen, or none. */
   transaction<T>(fn: () => T): T {
-    return this.#d.db.transaction(fn)();
+    return this.#d.inTransaction(fn) as T;
   }
 
   /** A setting of this account, or undefined. */
   getMeta(key: string): string | undefined {
-    return this.#d.stmt.settingGet.get({ account: this.#account, key })?.value;
+    return this.#setting(this.#account, key);
   }
 
   /** Sets a setting of this account. */
   setMeta(key: string, value: string): void {
-    this.#d.stmt.settingSet.run({ account: this.#account, key, value });
+    this.#setSetting(this.#account, key, value);
+  }
+
+  #setting(account: string, key: string): string | undefined {
+    const { cache, stmt } = this.#d;
+    cache.sync();
+    const hit = cache.setting(account, key);
+    if (hit !== undefined) return hit.value;
+    const value = stmt.settingGet.get({ account, key })?.value;
+    cache.putSetting(account, key, value);
+    return value;
+  }
+
+  #setSetting(account: string, key: string, value: string): void {
+    this.#d.cache.dropSetting(account, key);
+    this.#d.stmt.settingSet.run({ account, key, value });
   }
 
   /** Records the SHA-256 of an API key's token (the token itself is never stored). */
