@@ -213,7 +213,7 @@ function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
 function markerOf(ctx: ApplyContext, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
   const { desired } = ctx;
   if (desired.ownership !== "marker" || kind.module) return undefined;
-  return { stack: desired.stack, address, lineage: ctx.journal.snapshot.lineage };
+  return { stack: desired.stack, address, lineage: ctx.journal.lineage };
 }
 
 function mayHaveBeenCreated(err: unknown): boolean {
