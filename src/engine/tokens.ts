@@ -33,8 +33,8 @@ export function shownTokenFile(configured: string, configDir: string): string {
 }
 
 /**
- * Writes `token` (and a newline) to `path` with mode 0600, creating missing directories with mode
- * 0700. The file is replaced atomically, so a reader never sees half a token.
+ * Writes `token` (and a newline) to `path` with mode 0600 (less if the umask says so), creating missing
+ * directories with mode 0700. The file is replaced atomically, so a reader never sees half a token.
  * @throws Error from the file system (permission denied, read-only disk...).
  */
 export async function writeTokenFile(path: string, token: string): Promise<void> {
@@ -52,9 +52,8 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
     return open(tmp, "w", 0o600);
   });
   try {
-    // Explicit: the mode given to open() is reduced by the umask.
-    await file.chmod(0o600);
-    await file.writeFile(`${token}\n`, "utf8");
+    // No chmod: the umask can only take bits away from 0600, so the file is never readable by others.
+    await file.write(`${token}\n`, null, "utf8");
   } finally {
     await file.close();
   }
