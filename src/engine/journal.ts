@@ -7,6 +7,8 @@
  * last write, so a write costs what it changes, not the whole state; other stores get the whole
  * snapshot (`StateStore.write`, atomic).
  */
+
+import { orderedSnapshot } from "../state/format.js";
 import {
   canAppend,
   type StateRecord,
@@ -74,7 +76,7 @@ export class StateJournal {
    * it after `flush()`).
    */
   get snapshot(): StateSnapshot {
-    return { ...this.#base, resources: structuredClone(this.#working) };
+    return orderedSnapshot({ ...this.#base, resources: this.#working });
   }
 
   /** Records `record` under its address; resolves once it is written. */
@@ -152,8 +154,9 @@ export class StateJournal {
           const written = await this.#store.writeChanges(base, { set, removed }, this.#context);
           this.#base = { ...base, ...written, resources: {} };
         } else {
+          // A shallow copy: records are replaced whole, never edited, so the store sees this version.
           const written = await this.#store.write(
-            { ...base, resources: structuredClone(this.#working) },
+            { ...base, resources: { ...this.#working } },
             this.#context,
           );
           const { resources: _r, ...header } = written;

@@ -80,15 +80,22 @@ export interface LostToken {
  */
 export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
   const saved: string[] = [];
+  // One listing per directory, not one per key: thousands of keys share `.tgw/secrets/`.
+  const listings = new Map<string, Promise<string[] | undefined>>();
   for (const r of desired.resources) {
     if (!returnsToken(r.kind)) continue;
     const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    let names: string[];
-    try {
-      names = await readdir(dirname(file));
-    } catch {
-      continue;
+    const dir = dirname(file);
+    let listing = listings.get(dir);
+    if (listing === undefined) {
+      listing = readdir(dir).then(
+        (names) => names.filter((n) => n.endsWith(".tmp")),
+        () => undefined,
+      );
+      listings.set(dir, listing);
     }
+    const names = await listing;
+    if (names === undefined) continue;
     const prefix = `${basename(file)}.`;
     for (const name of names) {
       const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
