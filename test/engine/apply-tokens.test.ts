@@ -29,8 +29,12 @@ it("sends the next create while a token file is still being written (parallelism
   const applying = reconcile({
     desired: desired(
       [
-        res("api_keys.a", { description: "a" }, { options: { token_file: slow } }),
-        res("api_keys.b", { description: "b" }, { options: { token_file: join(secrets, "b.token") } }),
+        res("api_keys.a", { description: "a" }, { options: { prevent_destroy: false, token_file: slow } }),
+        res(
+          "api_keys.b",
+          { description: "b" },
+          { options: { prevent_destroy: false, token_file: join(secrets, "b.token") } },
+        ),
       ],
       "marker",
       bench.dir,
