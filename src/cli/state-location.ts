@@ -8,7 +8,7 @@
 import { ConfigError, loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
 import { locateState, type OpenedStore, openStateStore } from "../state/open.js";
-import { colorErr } from "./output.js";
+import { colorErr, debugLog } from "./output.js";
 
 /** Options of the `tgw state` commands that locate a state. */
 export interface StateLocateOptions {
@@ -51,6 +51,6 @@ export async function openCommandState(
       }
     }
   }
-  if (location.kind === "file") return openStateStore(location, { warn, command });
+  if (location.kind === "file") return openStateStore(location, { warn, command, debug: debugLog });
   return openStateStore(location, { stack, warn, command });
 }

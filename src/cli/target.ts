@@ -223,6 +223,7 @@ export async function openWorkspace(opts: WorkspaceOptions, env = process.env): 
     {
       stack: desired.stack,
       warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
+      debug: debugLog,
     },
   );
   // Absolute, so a saved plan reloads the same configuration from any directory.

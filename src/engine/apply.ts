@@ -88,7 +88,7 @@ export async function applyPlan(
   const progress = new ApplyProgress(steps, ctx.emit);
   let unreachable = false;
   const results = await runSteps(steps, options.parallelism ?? 4, {
-    run: (step) => runOperation(ctx, step),
+    run: (step, callsDone) => runOperation(ctx, step, callsDone),
     halted: () => unreachable || options.signal?.aborted === true || journal.failed,
     started: (step) => progress.started(step),
     finished: (step, result) => {

@@ -1,11 +1,22 @@
 /**
  * The state journal of one apply: every result is recorded in the state store as soon as it happens
  * (docs/design.md section 3.2), so a crash loses at most the calls in flight, and those are found again
- * through their ownership markers. Writes go through `StateStore.write` (atomic); results that arrive
- * while a write is in progress are coalesced into the next write, so a fast apply does not queue one
- * write per change.
+ * through their ownership markers. Results that arrive while a write is in progress are coalesced into
+ * the next write, so a fast apply does not queue one write per change. A store that can write only
+ * what changed (`StateAppend`: the file store's journal) is given only the records changed since the
+ * last write, so a write costs what it changes, not the whole state; other stores get the whole
+ * snapshot (`StateStore.write`, atomic).
  */
-import type { StateRecord, StateSnapshot, StateStore, WriteContext } from "../state/store.js";
+
+import { orderedSnapshot } from "../state/format.js";
+import {
+  canAppend,
+  type StateRecord,
+  type StateSnapshot,
+  type StateStore,
+  type StateVersion,
+  type WriteContext,
+} from "../state/store.js";
 
 interface Waiter {
   version: number;
@@ -23,7 +34,9 @@ export class StateJournal {
   #running = false;
   #failure: unknown;
   readonly #waiters: Waiter[] = [];
-  readonly #onWrite: ((snapshot: StateSnapshot) => void) | undefined;
+  /** Records set (or removed: undefined) since the last write started, by address. */
+  #dirty = new Map<string, StateRecord | undefined>();
+  readonly #onWrite: ((written: StateVersion) => void) | undefined;
   readonly #context: WriteContext | undefined;
 
   /**
@@ -33,7 +46,7 @@ export class StateJournal {
   constructor(
     store: StateStore,
     snapshot: StateSnapshot,
-    onWrite?: (snapshot: StateSnapshot) => void,
+    onWrite?: (written: StateVersion) => void,
     context?: WriteContext,
   ) {
     this.#store = store;
@@ -53,21 +66,46 @@ export class StateJournal {
     return this.#failure !== undefined;
   }
 
-  /** The last snapshot written (or read). */
+  /** Lineage of the state written. */
+  get lineage(): string {
+    return this.#base.lineage;
+  }
+
+  /**
+   * The state: the serial of the last write, with the records as recorded (a copy, O(records): call
+   * it after `flush()`).
+   */
   get snapshot(): StateSnapshot {
-    return this.#base;
+    return orderedSnapshot({ ...this.#base, resources: this.#working });
   }
 
   /** Records `record` under its address; resolves once it is written. */
   set(record: StateRecord): Promise<void> {
     return this.#mutate(() => {
       this.#working[record.address] = record;
+      this.#dirty.set(record.address, record);
     });
   }
 
-  /** Applies several changes to the records as one write (`fn` edits the records in place). */
+  /**
+   * Applies several changes to the records as one write: `fn` sets and deletes records by address
+   * (it must not edit a record in place: only whole records are tracked).
+   */
   update(fn: (records: Record<string, StateRecord>) => void): Promise<void> {
-    return this.#mutate(() => fn(this.#working));
+    const dirty = this.#dirty;
+    const tracked = new Proxy(this.#working, {
+      set(target, key, value) {
+        target[key as string] = value as StateRecord;
+        dirty.set(key as string, value as StateRecord);
+        return true;
+      },
+      deleteProperty(target, key) {
+        delete target[key as string];
+        dirty.set(key as string, undefined);
+        return true;
+      },
+    });
+    return this.#mutate(() => fn(tracked));
   }
 
   /** Removes an address; resolves once written (at once if it was not recorded). */
@@ -75,6 +113,7 @@ export class StateJournal {
     if (!(address in this.#working)) return Promise.resolve();
     return this.#mutate(() => {
       delete this.#working[address];
+      this.#dirty.set(address, undefined);
     });
   }
 
@@ -102,12 +141,29 @@ export class StateJournal {
     try {
       while (this.#written < this.#version) {
         const version = this.#version;
-        this.#base = await this.#store.write(
-          { ...this.#base, resources: structuredClone(this.#working) },
-          this.#context,
-        );
+        const dirty = this.#dirty;
+        this.#dirty = new Map();
+        const { resources: _, ...base } = this.#base;
+        if (canAppend(this.#store)) {
+          const set: StateRecord[] = [];
+          const removed: string[] = [];
+          for (const [address, record] of dirty) {
+            if (record === undefined) removed.push(address);
+            else set.push(record);
+          }
+          const written = await this.#store.writeChanges(base, { set, removed }, this.#context);
+          this.#base = { ...base, ...written, resources: {} };
+        } else {
+          // A shallow copy: records are replaced whole, never edited, so the store sees this version.
+          const written = await this.#store.write(
+            { ...base, resources: { ...this.#working } },
+            this.#context,
+          );
+          const { resources: _r, ...header } = written;
+          this.#base = { ...header, resources: {} };
+        }
         this.#written = version;
-        this.#onWrite?.(this.#base);
+        this.#onWrite?.({ lineage: this.#base.lineage, serial: this.#base.serial });
         this.#settle();
       }
     } catch (err) {

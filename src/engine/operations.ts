@@ -73,16 +73,21 @@ export interface ApplyContext {
 }
 
 /**
- * Sends the call of `step` and records its result.
+ * Sends the call of `step` and records its result; `callsDone()` is called once no API call is left
+ * (when local work, a token file, follows).
  * @returns the id of the object (a module's path).
  * @throws ApiError / NetworkError from the API, CreateFailedError, Error when a token file cannot be
  *   written, or the state store's errors (without markers, where each call waits for its write).
  */
-export function runOperation(ctx: ApplyContext, step: Step): Promise<string> {
+export function runOperation(
+  ctx: ApplyContext,
+  step: Step,
+  callsDone: () => void = () => {},
+): Promise<string> {
   const kind = getKind(step.change.kind);
   switch (step.op) {
     case "create":
-      return createObject(ctx, step.change, kind);
+      return createObject(ctx, step.change, kind, callsDone);
     case "update":
       return updateObject(ctx, step.change, kind);
     case "put":
@@ -97,8 +102,16 @@ export function objectPath(kind: KindDescriptor, id: string): string {
   return `${kind.path}/${encodeURIComponent(id)}`;
 }
 
-/** POST with the marker; on an unknown outcome, adopt the object the marker finds. */
-async function createObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+/**
+ * POST with the marker; on an unknown outcome, adopt the object the marker finds. The token file is
+ * written after `callsDone()`: the next call need not wait for the disk.
+ */
+async function createObject(
+  ctx: ApplyContext,
+  c: Change,
+  kind: KindDescriptor,
+  callsDone: () => void,
+): Promise<string> {
   const resource = desiredOf(ctx, c.address);
   const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
   const marker = markerOf(ctx, kind, c.address);
@@ -115,6 +128,7 @@ async function createObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   }
   const created = outcome.created;
   const id = String(created.id);
+  if (c.tokenFile) callsDone();
   const tokenError = await keepToken(ctx, c, id, created.token);
   await recordResult(ctx, kind, resource, id, fields);
   ctx.ids.set(c.address, id);
@@ -213,7 +227,7 @@ function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
 function markerOf(ctx: ApplyContext, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
   const { desired } = ctx;
   if (desired.ownership !== "marker" || kind.module) return undefined;
-  return { stack: desired.stack, address, lineage: ctx.journal.snapshot.lineage };
+  return { stack: desired.stack, address, lineage: ctx.journal.lineage };
 }
 
 function mayHaveBeenCreated(err: unknown): boolean {

@@ -1,5 +1,6 @@
 /**
- * Runs the steps of an apply (./steps.ts) with bounded concurrency (p-limit) in dependency order.
+ * Runs the steps of an apply (./steps.ts) with bounded concurrency (p-limit: at most `parallelism`
+ * steps in their API calls at once) in dependency order.
  * A step starts once all its dependencies are done; a step one of whose dependencies did not succeed
  * is skipped, and so is every step that would start after `halted()` says so. Calls in flight always
  * finish. The scheduler knows nothing of the API or the state: `run` does the work.
@@ -15,8 +16,12 @@ export type StepResult =
 
 /** What the scheduler calls. */
 export interface StepHooks {
-  /** Does the work of a step; resolves with the object's id, if any. */
-  run(step: Step): Promise<string | undefined>;
+  /**
+   * Does the work of a step; resolves with the object's id, if any. `callsDone()` frees the step's
+   * place among the `parallelism` calls in flight before it ends (its API calls are over; what is left
+   * is local work, such as writing a token file), so the next step's call need not wait for it.
+   */
+  run(step: Step, callsDone: () => void): Promise<string | undefined>;
   /** Asked before each step starts: true once nothing new may start. */
   halted(step: Step): boolean;
   /** Called when a step starts, ends well or fails (not for skipped steps). */
@@ -38,12 +43,12 @@ export async function runSteps(
   const results = new Map<string, StepResult>();
   const started = new Map<string, Promise<void>>();
 
-  const execute = async (step: Step): Promise<StepResult> => {
+  const execute = async (step: Step, callsDone: () => void): Promise<StepResult> => {
     if (hooks.halted(step)) return { status: "skipped" };
     hooks.started?.(step);
     let result: StepResult;
     try {
-      const id = await hooks.run(step);
+      const id = await hooks.run(step, callsDone);
       result = { status: "done", ...(id ? { id } : {}) };
     } catch (err) {
       result = { status: "failed", error: err instanceof Error ? err : new Error(String(err)) };
@@ -52,13 +57,27 @@ export async function runSteps(
     return result;
   };
 
+  // The slot is held until the step ends or says its calls are done, whichever comes first.
+  const limited = (step: Step): Promise<StepResult> =>
+    new Promise((resolve) => {
+      void limit(
+        () =>
+          new Promise<void>((freeSlot) => {
+            void execute(step, freeSlot).then((result) => {
+              freeSlot();
+              resolve(result);
+            });
+          }),
+      );
+    });
+
   const schedule = (step: Step): Promise<void> => {
     let p = started.get(step.key);
     if (p) return p;
     p = (async () => {
       await Promise.all(step.deps.map((d) => schedule(byKey.get(d) as Step)));
       const blocked = step.deps.some((d) => results.get(d)?.status !== "done");
-      results.set(step.key, blocked ? { status: "skipped" } : await limit(() => execute(step)));
+      results.set(step.key, blocked ? { status: "skipped" } : await limited(step));
     })();
     started.set(step.key, p);
     return p;

@@ -4,7 +4,7 @@
  * config directory, or the resource's `token_file` option) and nowhere else: never to the state,
  * the plan or logs.
  */
-import { access, chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { processIsAlive } from "../state/lock-info.js";
@@ -33,17 +33,35 @@ export function shownTokenFile(configured: string, configDir: string): string {
 }
 
 /**
- * Writes `token` (and a newline) to `path` with mode 0600, creating missing directories with mode
- * 0700. The file is replaced atomically, so a reader never sees half a token.
+ * Writes `token` (and a newline) to `path` with mode 0600 (less if the umask says so), creating missing
+ * directories with mode 0700. The file is replaced atomically, so a reader never sees half a token.
  * @throws Error from the file system (permission denied, read-only disk...).
  */
 export async function writeTokenFile(path: string, token: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const dir = dirname(path);
+  // One mkdir per directory and process, not one per token (an apply writes hundreds into one).
+  if (!madeDirs.has(dir)) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    madeDirs.add(dir);
+  }
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${token}\n`, { mode: 0o600 });
-  await chmod(tmp, 0o600);
+  const file = await open(tmp, "w", 0o600).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== "ENOENT") throw err;
+    // The directory was removed since it was made: make it again.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return open(tmp, "w", 0o600);
+  });
+  try {
+    // No chmod: the umask can only take bits away from 0600, so the file is never readable by others.
+    await file.write(`${token}\n`, null, "utf8");
+  } finally {
+    await file.close();
+  }
   await rename(tmp, path);
 }
+
+/** Directories `writeTokenFile` made (or found) in this process. */
+const madeDirs = new Set<string>();
 
 /** An API key that exists while its token is lost: the API never shows a token again. */
 export interface LostToken {

@@ -70,7 +70,8 @@ export async function removeStaleTempFiles(
   return removed;
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Fsyncs a directory, so that a file created or renamed in it survives a crash (best effort). */
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(dir, "r");

@@ -6,6 +6,11 @@
  *   write is refused (StateConflictError) when the file's lineage or serial moved since the snapshot
  *   was read. The previous version is kept as `<file>.backup`. Files are mode 0600, the directory 0700.
  * - A file that cannot be read as a state is a StateCorruptError and is never overwritten.
+ * - `writeChanges()` appends only the changed records to the journal `<file>.journal` (./journal-file.ts),
+ *   fsynced before it resolves; every read applies the journal to the file. The journal is compacted
+ *   (the whole state written atomically, then the journal removed) when the lock is released and when
+ *   it grows past the size of the state file (at least 1 MiB), so a write costs the records it changes,
+ *   not the whole state.
  * - `lock()` is exclusive between processes (./file-lock.ts: `<file>.lock`, holder in `<file>.lock-info`).
  *   `write()` by a store that does not hold the lock takes it for the time of the write, so two writers
  *   can never interleave their check and their rename.
@@ -13,18 +18,31 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, truncate } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
+import { removeStaleTempFiles, syncDirectory, writeFileAtomic } from "./atomic-write.js";
 import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
 import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
 import { orderedSnapshot, parseState, serializeState, snapshotProblems } from "./format.js";
+import { journalLine, replayJournal } from "./journal-file.js";
 import { processIsAlive } from "./lock-info.js";
 import { emptySnapshot } from "./snapshot.js";
-import type { StateImport, StateSnapshot, StateStore, Unlock } from "./store.js";
+import type {
+  StateAppend,
+  StateChanges,
+  StateImport,
+  StateSnapshot,
+  StateStore,
+  StateVersion,
+  Unlock,
+  WriteContext,
+} from "./store.js";
 
 /** How long `write()` waits for the lock when its store does not hold it (ms). */
 export const WRITE_LOCK_TIMEOUT_MS = 10_000;
+
+/** The journal is compacted once it is longer than this and than the state file (bytes). */
+export const JOURNAL_MIN_COMPACT_BYTES = 1 << 20;
 
 /** Options of a `FileStateStore`. */
 export interface FileStateStoreOptions {
@@ -38,6 +56,19 @@ export interface FileStateStoreOptions {
   staleMs?: number;
   /** Receives notes (a stale lock taken over, a lock lost). Default: a `Warning:` line on stderr. */
   warn?: (message: string) => void;
+  /** Receives debug notes (a torn last journal line ignored). Default: none. */
+  debug?: (message: string) => void;
+}
+
+/** The state file as seen: its identity and the journal's. */
+interface Seen extends StateVersion {
+  identity: string;
+  /** Size of the state file (bytes). */
+  stateBytes: number;
+  /** Inode and length of the journal (`none` when there is none). */
+  journal: string;
+  /** Length of the journal's whole lines: where the next entry goes. */
+  journalBytes: number;
 }
 
 /** Errors of `link()` on file systems without hard links (the backup is then a copy). */
@@ -49,17 +80,24 @@ function identityOf(st: Stats): string {
 }
 
 const RECOVERY = (location: string) =>
-  `restore ${location}.backup (the version before the last write), or move the file away to rebuild the state from the ownership markers on the next plan`;
+  `restore ${location}.backup (the version before the last write) and remove ${location}.journal, or move both away to rebuild the state from the ownership markers on the next plan`;
 
-/** A state kept in a local JSON file. */
-export class FileStateStore implements StateStore, StateImport {
+const JOURNAL_RECOVERY = (location: string) =>
+  `move ${location}.journal away to use ${location} without the writes since its last compaction (the ownership markers recover what they recorded), or restore both from a copy`;
+
+/** A state kept in a local JSON file and its journal. */
+export class FileStateStore implements StateStore, StateAppend, StateImport {
   /** The path as given, relative to the current directory when inside it (`.tgw/state.json`). */
   readonly location: string;
   /** Absolute path of the state file. */
   readonly path: string;
   /** Absolute path of the previous version. */
   readonly backupPath: string;
+  /** Absolute path of the journal (writes since the last compaction). */
+  readonly journalPath: string;
   readonly #stack: string | undefined;
+  readonly #warn: (message: string) => void;
+  readonly #debug: (message: string) => void;
   readonly #lock: FileLock;
   /** True while an `Unlock` returned by `lock()` is outstanding and the lock was not lost. */
   #held = false;
@@ -68,8 +106,16 @@ export class FileStateStore implements StateStore, StateImport {
    * nothing stored in between compare equal. Forgotten once a file is seen or written.
    */
   #emptyLineage: string | undefined;
-  /** Identity and version of the file as this store last read or wrote it. */
-  #seen: { identity: string; lineage: string; serial: number } | undefined;
+  /** Identity and version of the files as this store last read or wrote them. */
+  #seen: Seen | undefined;
+  /**
+   * The state at `#seen` (file and journal applied), kept by a writer so that a journal write does not
+   * read the file again; owned by this store, never handed out.
+   */
+  #current: StateSnapshot | undefined;
+  /** The journal, open for appending while this store holds the lock, and its inode. */
+  #journalHandle: FileHandle | undefined;
+  #journalInode = 0;
   /** Serialises this store's writes: each one checks, then renames. */
   #writing: Promise<unknown> = Promise.resolve();
 
@@ -80,10 +126,13 @@ export class FileStateStore implements StateStore, StateImport {
   constructor(path: string, opts: FileStateStoreOptions = {}) {
     this.path = resolve(path);
     this.backupPath = `${this.path}.backup`;
+    this.journalPath = `${this.path}.journal`;
     const rel = relative(process.cwd(), this.path);
     this.location = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : this.path;
     this.#stack = opts.stack;
     const warn = opts.warn ?? ((m: string) => process.stderr.write(`Warning: ${m}\n`));
+    this.#warn = warn;
+    this.#debug = opts.debug ?? (() => {});
     this.#lock = new FileLock(this.path, {
       location: this.location,
       staleMs: opts.staleMs ?? DEFAULT_STALE_MS,
@@ -101,7 +150,7 @@ export class FileStateStore implements StateStore, StateImport {
     const stored = await this.#readStored();
     if (stored !== undefined) {
       this.#emptyLineage = undefined;
-      return stored;
+      return stored.snapshot;
     }
     const empty = emptySnapshot(this.#stack ?? "");
     this.#emptyLineage ??= empty.lineage;
@@ -117,10 +166,26 @@ export class FileStateStore implements StateStore, StateImport {
    * if `snapshot` is not a valid state.
    */
   write(snapshot: StateSnapshot): Promise<StateSnapshot> {
-    const run = this.#writing.then(
-      () => this.#write(snapshot),
-      () => this.#write(snapshot),
-    );
+    return this.#queue(() => this.#write(snapshot));
+  }
+
+  /**
+   * Appends `changes` to the journal as serial + 1 of `base` (see `StateAppend.writeChanges`), fsynced
+   * before it resolves; the first write of a state writes the whole file. Compacts the journal once it
+   * is longer than the state file (and 1 MiB).
+   * @throws as `write`.
+   */
+  writeChanges(
+    base: Omit<StateSnapshot, "resources">,
+    changes: StateChanges,
+    _context?: WriteContext,
+  ): Promise<StateVersion> {
+    return this.#queue(() => this.#writeChanges(base, changes));
+  }
+
+  /** Runs `fn` after this store's earlier writes. */
+  #queue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#writing.then(fn, fn);
     this.#writing = run.catch(() => {});
     return run;
   }
@@ -145,7 +210,10 @@ export class FileStateStore implements StateStore, StateImport {
     let done: Promise<void> | undefined;
     return () => {
       done ??= (async () => {
+        // The end of a command: fold the journal into the file while the lock is still ours.
+        if (this.#held) await this.#queue(() => this.#compactAtEnd());
         this.#held = false;
+        await this.#closeJournal();
         await release();
       })();
       return done;
@@ -169,18 +237,13 @@ export class FileStateStore implements StateStore, StateImport {
     try {
       const stored = await this.#readStored();
       if (stored !== undefined) {
-        if (serializeState(stored) === text) return;
+        if (serializeState(stored.snapshot) === text) return;
         throw new StateConflictError(
           this.location,
-          `already holds a state (lineage ${stored.lineage}, serial ${stored.serial}): a state is migrated only into an empty one`,
+          `already holds a state (lineage ${stored.snapshot.lineage}, serial ${stored.snapshot.serial}): a state is migrated only into an empty one`,
         );
       }
-      try {
-        await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-        await writeFileAtomic(this.path, text);
-      } catch (err) {
-        throw new StateIoError(this.location, "write", err);
-      }
+      await this.#writeWhole(snapshot, text, false);
       this.#emptyLineage = undefined;
     } finally {
       await unlock?.();
@@ -200,77 +263,304 @@ export class FileStateStore implements StateStore, StateImport {
     if (problems.length > 0) {
       throw new Error(`refusing to write an invalid state to ${this.location}: ${problems.join("; ")}`);
     }
+    await this.#locked(async () => {
+      const stored = await this.#storedVersion();
+      this.#checkVersion(stored, snapshot);
+      await this.#writeWhole(next, text, stored !== undefined);
+    });
+    return next;
+  }
 
+  async #writeChanges(base: Omit<StateSnapshot, "resources">, changes: StateChanges): Promise<StateVersion> {
+    const { resources: _none, ...header } = orderedSnapshot({
+      ...base,
+      serial: base.serial + 1,
+      resources: {},
+    });
+    let entry: ReturnType<typeof journalLine>;
+    try {
+      if (this.#stack !== undefined && header.stack !== this.#stack) {
+        throw new Error(`stack: is "${header.stack}", this store's stack is "${this.#stack}"`);
+      }
+      entry = journalLine(header, changes);
+    } catch (err) {
+      throw new Error(`refusing to write an invalid state to ${this.location}: ${(err as Error).message}`);
+    }
+    await this.#locked(async () => {
+      const current = await this.#load();
+      this.#checkVersion(current, base);
+      if (current === undefined) {
+        // The first write of a state: the whole file.
+        const first: StateSnapshot = { ...header, resources: {} };
+        for (const a of changes.removed) delete first.resources[a];
+        Object.assign(first.resources, entry.set);
+        await this.#writeWhole(first, serializeState(first), false);
+        this.#current = first;
+        return;
+      }
+      await this.#append(entry.line);
+      for (const a of changes.removed) delete current.resources[a];
+      Object.assign(current.resources, entry.set);
+      current.serial = header.serial;
+      if (header.api === undefined) delete current.api;
+      else current.api = header.api;
+      const seen = this.#seen as Seen;
+      seen.serial = header.serial;
+      if (seen.journalBytes > Math.max(JOURNAL_MIN_COMPACT_BYTES, seen.stateBytes))
+        await this.#compact(current);
+    });
+    this.#emptyLineage = undefined;
+    return { lineage: header.lineage, serial: header.serial };
+  }
+
+  /** Runs `fn` holding the lock: this store's, or taken for the time of `fn`. */
+  async #locked(fn: () => Promise<void>): Promise<void> {
     const unlock = this.#held
       ? undefined
       : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
     try {
-      const stored = await this.#storedVersion();
-      if (stored === undefined) {
-        if (snapshot.serial !== 0) {
-          throw new StateConflictError(
-            this.location,
-            `was deleted since it was read (at serial ${snapshot.serial}); run the command again`,
-          );
-        }
-      } else {
-        if (stored.lineage !== snapshot.lineage) {
-          throw new StateConflictError(
-            this.location,
-            `has lineage ${stored.lineage}, not ${snapshot.lineage}: it was created or replaced since it was read; run the command again`,
-          );
-        }
-        if (stored.serial !== snapshot.serial) {
-          throw new StateConflictError(
-            this.location,
-            `changed since it was read (read at serial ${snapshot.serial}, now serial ${stored.serial}): another tgw wrote it; run the command again`,
-          );
-        }
-      }
-      try {
-        await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-        if (stored !== undefined) await this.#keepBackup();
-        await writeFileAtomic(this.path, text);
-        this.#seen = {
-          identity: identityOf(await stat(this.path)),
-          lineage: next.lineage,
-          serial: next.serial,
-        };
-      } catch (err) {
-        this.#seen = undefined;
-        throw new StateIoError(this.location, "write", err);
-      }
+      await fn();
     } finally {
-      await unlock?.();
+      // Another process may compact (and remove) the journal once the lock is released.
+      if (unlock !== undefined) {
+        await this.#closeJournal();
+        await unlock();
+      }
     }
-    this.#emptyLineage = undefined;
-    return next;
   }
 
-  /** The stored snapshot, or undefined if there is no file. */
-  async #readStored(): Promise<StateSnapshot | undefined> {
-    const file = await this.#readFile();
-    if (file === undefined) return undefined;
-    const snapshot = this.#parse(file.text);
-    this.#seen = { identity: file.identity, lineage: snapshot.lineage, serial: snapshot.serial };
-    return snapshot;
+  /** @throws StateConflictError unless `stored` (undefined: no file) is the version `expected` was read at. */
+  #checkVersion(stored: StateVersion | undefined, expected: StateVersion): void {
+    if (stored === undefined) {
+      if (expected.serial !== 0) {
+        throw new StateConflictError(
+          this.location,
+          `was deleted since it was read (at serial ${expected.serial}); run the command again`,
+        );
+      }
+      return;
+    }
+    if (stored.lineage !== expected.lineage) {
+      throw new StateConflictError(
+        this.location,
+        `has lineage ${stored.lineage}, not ${expected.lineage}: it was created or replaced since it was read; run the command again`,
+      );
+    }
+    if (stored.serial !== expected.serial) {
+      throw new StateConflictError(
+        this.location,
+        `changed since it was read (read at serial ${expected.serial}, now serial ${stored.serial}): another tgw wrote it; run the command again`,
+      );
+    }
   }
 
   /**
-   * Lineage and serial of the stored file, or undefined if there is none. Under the lock, a file whose
-   * identity (inode, size, times) is the one this store last read or wrote is not read again: every
-   * writer replaces the file by renaming a new one, so an unchanged identity means an unchanged state.
+   * Writes the whole state atomically and removes the journal (whose entries it holds). Without a state
+   * file the journal goes first, so that no leftover entry can apply to the new file.
    */
-  async #storedVersion(): Promise<{ lineage: string; serial: number } | undefined> {
+  async #writeWhole(snapshot: StateVersion, text: string, keepBackup: boolean): Promise<void> {
+    try {
+      await this.#closeJournal();
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      if (!keepBackup) await rm(this.journalPath, { force: true });
+      else await this.#keepBackup();
+      await writeFileAtomic(this.path, text);
+      // A crash before this leaves entries at or below the file's serial: they are skipped on read.
+      if (keepBackup) await rm(this.journalPath, { force: true });
+      const st = await stat(this.path);
+      this.#seen = {
+        identity: identityOf(st),
+        stateBytes: st.size,
+        journal: "none",
+        journalBytes: 0,
+        lineage: snapshot.lineage,
+        serial: snapshot.serial,
+      };
+      this.#current = undefined;
+    } catch (err) {
+      this.#forget();
+      throw new StateIoError(this.location, "write", err);
+    }
+    this.#emptyLineage = undefined;
+  }
+
+  /** Appends one entry to the journal and waits until it is on disk. */
+  async #append(line: string): Promise<void> {
+    const seen = this.#seen as Seen;
+    try {
+      let created = false;
+      if (this.#journalHandle === undefined) {
+        created = seen.journalBytes === 0;
+        this.#journalHandle = await open(this.journalPath, "a", 0o600);
+        // Explicit: the mode given to open() is reduced by the umask.
+        if (created) await this.#journalHandle.chmod(0o600);
+        this.#journalInode = (await this.#journalHandle.stat()).ino;
+      }
+      const bytes = Buffer.from(line, "utf8");
+      await this.#journalHandle.write(bytes, 0, bytes.length);
+      await this.#journalHandle.datasync();
+      if (created) await syncDirectory(dirname(this.path));
+      seen.journalBytes += bytes.length;
+      seen.journal = `${this.#journalInode}:${seen.journalBytes}`;
+    } catch (err) {
+      // Half a line may be on disk: the next write reads the files again and cuts it off.
+      this.#forget();
+      throw new StateIoError(this.location, "write", err);
+    }
+  }
+
+  /** Writes `current` as the whole state and removes the journal. */
+  async #compact(current: StateSnapshot): Promise<void> {
+    await this.#writeWhole(current, serializeState(current), true);
+    this.#current = current;
+  }
+
+  /** At unlock: compacts a journal left by this store or another writer. Never throws (warns). */
+  async #compactAtEnd(): Promise<void> {
+    try {
+      if ((await this.#journalIdentity()) === "none") return;
+      const current = await this.#load();
+      if (current !== undefined && (this.#seen as Seen).journalBytes > 0) await this.#compact(current);
+    } catch (err) {
+      this.#warn(
+        `could not compact the journal of state ${this.location} (${(err as Error).message}): it is kept and read with the state`,
+      );
+    }
+  }
+
+  /** Forgets what was seen: the next write reads the files again. */
+  #forget(): void {
+    this.#seen = undefined;
+    this.#current = undefined;
+    void this.#closeJournal();
+  }
+
+  async #closeJournal(): Promise<void> {
+    const handle = this.#journalHandle;
+    this.#journalHandle = undefined;
+    await handle?.close().catch(() => {});
+  }
+
+  /** `<inode>:<size>` of the journal, or `none`. */
+  async #journalIdentity(): Promise<string> {
+    try {
+      const st = await stat(this.journalPath);
+      return `${st.ino}:${st.size}`;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return "none";
+      throw new StateIoError(this.location, "read", err);
+    }
+  }
+
+  /** True when the files are as this store last saw them (so `#seen` and `#current` hold). */
+  async #unchanged(): Promise<boolean> {
+    if (this.#seen === undefined) return false;
     let current: Stats;
     try {
       current = await stat(this.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
       throw new StateIoError(this.location, "read", err);
     }
-    if (this.#seen !== undefined && this.#seen.identity === identityOf(current)) return this.#seen;
-    return this.#readStored();
+    return (
+      this.#seen.identity === identityOf(current) && this.#seen.journal === (await this.#journalIdentity())
+    );
+  }
+
+  /**
+   * Under the lock: the state (file and journal) as this store keeps it for appending, read again
+   * unless the files are as it last saw them; undefined when there is no state file. A torn last
+   * journal line is cut off here, so the next entry follows a whole line.
+   */
+  async #load(): Promise<StateSnapshot | undefined> {
+    // While this store holds the lock it is the only writer: what it wrote is what is there.
+    if (this.#current !== undefined && (this.#held || (await this.#unchanged()))) return this.#current;
+    await this.#closeJournal();
+    const stored = await this.#readStored();
+    if (stored === undefined) return undefined;
+    const seen = this.#seen as Seen;
+    if (stored.torn) {
+      try {
+        await truncate(this.journalPath, seen.journalBytes);
+        seen.journal = await this.#journalIdentity();
+      } catch (err) {
+        this.#forget();
+        throw new StateIoError(this.location, "write", err);
+      }
+    }
+    this.#current = stored.snapshot;
+    return stored.snapshot;
+  }
+
+  /** Lineage and serial of the stored state (file and journal), or undefined if there is no file. */
+  async #storedVersion(): Promise<StateVersion | undefined> {
+    if (await this.#unchanged()) return this.#seen;
+    return (await this.#readStored())?.snapshot;
+  }
+
+  /**
+   * The stored snapshot (a fresh copy: the file with the journal applied), or undefined if there is no
+   * file. A compaction between reading the file and the journal replaces the file: both are read again.
+   */
+  async #readStored(): Promise<{ snapshot: StateSnapshot; torn: boolean } | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      const file = await this.#readFile();
+      if (file === undefined) return undefined;
+      const journal = await this.#readJournal();
+      if (attempt < 5) {
+        const now = await stat(this.path).then(identityOf, () => "none");
+        if (now !== file.identity) continue;
+      }
+      const snapshot = this.#parse(file.text);
+      let journalBytes = 0;
+      let torn = false;
+      if (journal !== undefined) {
+        const replayed = replayJournal(snapshot, journal.bytes);
+        if ("problem" in replayed) {
+          throw new StateCorruptError(
+            `${this.location}.journal`,
+            replayed.problem,
+            JOURNAL_RECOVERY(this.location),
+          );
+        }
+        if (replayed.torn !== undefined) {
+          torn = true;
+          this.#debug(
+            `state ${this.location}: ignored the last journal line, cut short by a crash or still being written (${replayed.torn})`,
+          );
+        }
+        journalBytes = replayed.goodBytes;
+      }
+      this.#seen = {
+        identity: file.identity,
+        stateBytes: file.size,
+        journal: journal?.identity ?? "none",
+        journalBytes,
+        lineage: snapshot.lineage,
+        serial: snapshot.serial,
+      };
+      return { snapshot, torn };
+    }
+  }
+
+  /** The journal's bytes and identity, or undefined if there is none. */
+  async #readJournal(): Promise<{ bytes: Buffer; identity: string } | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.journalPath, "r");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new StateIoError(`${this.location}.journal`, "read", err);
+    }
+    try {
+      const st = await handle.stat();
+      const bytes = await handle.readFile();
+      return { bytes, identity: `${st.ino}:${bytes.length}` };
+    } catch (err) {
+      throw new StateIoError(`${this.location}.journal`, "read", err);
+    } finally {
+      await handle.close();
+    }
   }
 
   /**
@@ -293,7 +583,7 @@ export class FileStateStore implements StateStore, StateImport {
   }
 
   /** The file's text and identity, or undefined if it does not exist. */
-  async #readFile(): Promise<{ text: string; identity: string } | undefined> {
+  async #readFile(): Promise<{ text: string; identity: string; size: number } | undefined> {
     let handle: FileHandle;
     try {
       handle = await open(this.path, "r");
@@ -304,7 +594,7 @@ export class FileStateStore implements StateStore, StateImport {
     try {
       const st = await handle.stat();
       if (st.isDirectory()) throw new StateCorruptError(this.location, "is a directory, not a file");
-      return { text: await handle.readFile("utf8"), identity: identityOf(st) };
+      return { text: await handle.readFile("utf8"), identity: identityOf(st), size: st.size };
     } catch (err) {
       if (err instanceof StateCorruptError) throw err;
       throw new StateIoError(this.location, "read", err);

@@ -161,7 +161,8 @@ export function orderedSnapshot(snapshot: StateSnapshot): StateSnapshot {
   return ordered;
 }
 
-function orderedRecord(r: StateRecord): StateRecord {
+/** A copy of `r` with its fields in file order (see `serializeState`). */
+export function orderedRecord(r: StateRecord): StateRecord {
   const out: StateRecord = {
     address: r.address,
     kind: r.kind,

@@ -72,12 +72,19 @@ export interface OpenedStore {
  */
 export async function openStateStore(
   location: StateLocation,
-  opts: { stack?: string | undefined; warn?: (message: string) => void; command?: string },
+  opts: {
+    stack?: string | undefined;
+    warn?: (message: string) => void;
+    /** Debug notes of the file store (a torn last journal line ignored). */
+    debug?: (message: string) => void;
+    command?: string;
+  },
 ): Promise<OpenedStore> {
   if (location.kind === "file") {
     const store = new FileStateStore(location.path, {
       ...(opts.stack === undefined ? {} : { stack: opts.stack }),
       ...(opts.warn === undefined ? {} : { warn: opts.warn }),
+      ...(opts.debug === undefined ? {} : { debug: opts.debug }),
     });
     return { store, close: async () => {} };
   }

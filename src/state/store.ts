@@ -82,6 +82,45 @@ export interface StateStore {
   lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock>;
 }
 
+/** The records one write changes (`StateAppend.writeChanges`). */
+export interface StateChanges {
+  /** New or replaced records. */
+  set: readonly StateRecord[];
+  /** Addresses no longer recorded. */
+  removed: readonly string[];
+}
+
+/** Lineage and serial: what identifies one version of a state. */
+export interface StateVersion {
+  lineage: string;
+  serial: number;
+}
+
+/**
+ * A store that can write only what changed since the version its caller holds (the file store appends
+ * it to a journal; docs/state.md > The journal), instead of the whole snapshot. The engine uses it when
+ * a store has it, and `write` otherwise.
+ */
+export interface StateAppend {
+  /**
+   * Writes the state `base` (every field but the records: the API may change) with `changes` applied
+   * to the records of version `base.lineage` / `base.serial`, as serial + 1. Durable when it resolves.
+   * @returns the version written.
+   * @throws StateConflictError if the stored version is not `base`'s (as `write`); Error (a bug of the
+   * caller) if a record is not valid state material.
+   */
+  writeChanges(
+    base: Omit<StateSnapshot, "resources">,
+    changes: StateChanges,
+    context?: WriteContext,
+  ): Promise<StateVersion>;
+}
+
+/** True when `store` can write only what changed. */
+export function canAppend(store: StateStore): store is StateStore & StateAppend {
+  return typeof (store as Partial<StateAppend>).writeChanges === "function";
+}
+
 /** One change of the plan that produced a write, as kept in the state history (no values: no secrets). */
 export interface PlannedChange {
   address: string;

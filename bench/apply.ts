@@ -1,0 +1,258 @@
+/**
+ * Benchmark of apply (issue 13): `tgw apply` of N creates, the whole CLI process (start, config load,
+ * state, refresh, plan, the POSTs, token files, state writes), against a raw client: a Node process
+ * that sends the very same POST bodies with undici at the same concurrency and does nothing else.
+ * Goal: tgw's wall time <= 1.3x the raw client's, and a cost per resource that stays flat with N.
+ *
+ *   npm run build && npx tsx bench/apply.ts [--sizes 1000,10000] [--quick] [--runs N] [--parallelism 4]
+ *     [--tgw other/bin/tgw.js]
+ *
+ * `--quick`: 1,000 creates only. Each run gets a fresh reference server (`tgw serve`, a child process,
+ * in memory, no fixtures) and a fresh configuration directory (so a fresh state); tgw and the raw client
+ * alternate which goes first; medians over the runs (default 5 at 1,000, 3 above). Half the resources
+ * are API keys (tgw writes each token to a 0600 file), half tunnel-group backends. CPU is user + system
+ * time of each process, read at its exit. tgw runs from dist/ (build first).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config/index.js";
+import { createBody } from "../src/engine/requests.js";
+import { getKind } from "../src/model/index.js";
+
+const TOKEN = "bench-apply-token";
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+let TGW = join(ROOT, "bin", "tgw.js");
+const GOAL = 1.3;
+
+/** The raw client: reads `[{path, body}]`, POSTs them `parallelism` at a time, prints its loop time. */
+const RAW_CLIENT = `
+import { readFileSync } from "node:fs";
+import { Agent, request } from ${JSON.stringify(join(ROOT, "node_modules", "undici", "index.js"))};
+const [url, token, file, parallelism] = process.argv.slice(2);
+const calls = JSON.parse(readFileSync(file, "utf8"));
+const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
+const headers = { authorization: "Bearer " + token, "service-version": "2", "content-type": "application/json" };
+const t0 = performance.now();
+let next = 0, created = 0;
+async function worker() {
+  while (next < calls.length) {
+    const { path, body } = calls[next++];
+    const res = await request(url + path, { method: "POST", headers, body: JSON.stringify(body), dispatcher });
+    const json = await res.body.json();
+    if (res.statusCode !== 201 || !json.id) throw new Error("POST " + path + ": " + res.statusCode);
+    created++;
+  }
+}
+await Promise.all(Array.from({ length: Number(parallelism) }, worker));
+await dispatcher.close();
+process.stdout.write(JSON.stringify({ created, loopMs: performance.now() - t0 }) + "\\n");
+`;
+
+/** Preloaded into both processes: writes the process's CPU time (µs) to BENCH_CPU_FILE at exit. */
+const CPU_PRELOAD = `
+import { writeFileSync } from "node:fs";
+process.on("exit", () => {
+  const u = process.cpuUsage();
+  writeFileSync(process.env.BENCH_CPU_FILE, String(u.user + u.system));
+});
+`;
+
+interface Measure {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Starts `tgw serve` on a free port; resolves with its URL. */
+async function startServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [TGW, "serve", "--port", "0", "--log-level", "silent"], {
+    env: { ...process.env, TGW_BOOTSTRAP_TOKEN: TOKEN },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const look = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    };
+    child.stdout?.on("data", look);
+    child.stderr?.on("data", look);
+    child.once("exit", (code) => reject(new Error(`tgw serve exited with ${code}: ${out}`)));
+  });
+  return { url, child };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** Runs a Node process to its end; its wall time (spawn to exit) and CPU time. */
+async function timed(
+  args: string[],
+  env: Record<string, string>,
+  work: string,
+): Promise<Measure & { stdout: string }> {
+  const cpuFile = join(work, `cpu-${randomUUID()}`);
+  const preload = `data:text/javascript,${encodeURIComponent(CPU_PRELOAD)}`;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ["--import", preload, ...args], {
+    env: { ...process.env, ...env, BENCH_CPU_FILE: cpuFile, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    cwd: work,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  const wallMs = performance.now() - t0;
+  if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}:\n${stderr.slice(-2000)}`);
+  const cpuMs = Number(await readFile(cpuFile, "utf8")) / 1000;
+  return { wallMs, cpuMs, stdout };
+}
+
+/** A configuration of `n` resources: half API keys, half tunnel-group backends. */
+function configYaml(n: number): string {
+  let keys = "api_keys:\n";
+  let backends = "tunnel_group_backends:\n";
+  for (let i = 0; i < n; i++) {
+    const name = `r${String(i).padStart(5, "0")}`;
+    if (i % 2 === 1) keys += `  ${name}:\n    description: key ${i}\n    metadata: { n: ${i} }\n`;
+    else backends += `  ${name}:\n    description: backend ${i}\n    labels: { n: "${i}" }\n`;
+  }
+  return `stack: bench\n${keys}${backends}`;
+}
+
+/** The POSTs tgw sends for the configuration in `dir` (bodies with the ownership marker). */
+async function rawCalls(dir: string): Promise<{ path: string; body: unknown }[]> {
+  const { desired } = await loadConfig([dir], { env: {} });
+  const lineage = randomUUID();
+  return desired.resources.map((r) => {
+    const kind = getKind(r.kind);
+    const marker = { stack: desired.stack, address: r.address, lineage };
+    return { path: kind.path, body: createBody(kind, r.address, r.fields, marker) };
+  });
+}
+
+async function runTgw(n: number, parallelism: number, work: string): Promise<Measure> {
+  const dir = await mkdtemp(join(work, "tgw-"));
+  await writeFile(join(dir, "main.yaml"), configYaml(n));
+  const server = await startServer();
+  try {
+    const r = await timed(
+      [TGW, "apply", "-f", dir, "--auto-approve", "--parallelism", String(parallelism)],
+      { TGW_API_URL: server.url, TGW_API_KEY: TOKEN },
+      work,
+    );
+    if (!r.stdout.includes(`Apply complete: ${n} created`))
+      throw new Error(`tgw apply: ${r.stdout.slice(-500)}`);
+    return r;
+  } finally {
+    await stopServer(server.child);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function runRaw(n: number, parallelism: number, work: string, script: string): Promise<Measure> {
+  const dir = await mkdtemp(join(work, "raw-"));
+  await writeFile(join(dir, "main.yaml"), configYaml(n));
+  const calls = join(dir, "calls.json");
+  await writeFile(calls, JSON.stringify(await rawCalls(dir)));
+  const server = await startServer();
+  try {
+    const r = await timed([script, server.url, TOKEN, calls, String(parallelism)], {}, work);
+    const out = JSON.parse(r.stdout) as { created: number };
+    if (out.created !== n) throw new Error(`raw client created ${out.created} of ${n}`);
+    return r;
+  } finally {
+    await stopServer(server.child);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string" },
+      quick: { type: "boolean" },
+      runs: { type: "string" },
+      parallelism: { type: "string" },
+      tgw: { type: "string" },
+    },
+  });
+  // Another build's entry point (e.g. of the previous commit), to compare tgw with itself.
+  if (values.tgw !== undefined) TGW = values.tgw;
+  if (!existsSync(join(ROOT, "dist", "cli", "main.js")))
+    throw new Error("dist/ is missing: run npm run build");
+  const sizes = values.quick ? [1000] : (values.sizes ?? "1000,10000").split(",").map(Number);
+  const parallelism = Number(values.parallelism ?? 4);
+  const work = await mkdtemp(join(tmpdir(), "tgw-bench-apply-"));
+  const script = join(work, "raw-client.mjs");
+  await writeFile(script, RAW_CLIENT);
+  const perResource: { n: number; wall: number; cpu: number }[] = [];
+  try {
+    console.log(
+      `tgw apply vs a raw undici loop of the same POSTs, ${parallelism} in flight (goal: <= ${GOAL}x)\n`,
+    );
+    for (const n of sizes) {
+      const runs = Number(values.runs ?? (n <= 1000 ? 5 : 3));
+      const tgw: Measure[] = [];
+      const raw: Measure[] = [];
+      for (let i = 0; i < runs; i++) {
+        // Alternate which goes first, so a slower or faster phase of the machine hits both alike.
+        if (i % 2 === 0) {
+          tgw.push(await runTgw(n, parallelism, work));
+          raw.push(await runRaw(n, parallelism, work, script));
+        } else {
+          raw.push(await runRaw(n, parallelism, work, script));
+          tgw.push(await runTgw(n, parallelism, work));
+        }
+        const last = (ms: Measure[]) => (ms.at(-1) as Measure).wallMs.toFixed(0);
+        process.stderr.write(`  ${n}: run ${i + 1}/${runs}: tgw ${last(tgw)} ms, raw ${last(raw)} ms\n`);
+      }
+      const wall = { tgw: median(tgw.map((m) => m.wallMs)), raw: median(raw.map((m) => m.wallMs)) };
+      const cpu = { tgw: median(tgw.map((m) => m.cpuMs)), raw: median(raw.map((m) => m.cpuMs)) };
+      const ratio = wall.tgw / wall.raw;
+      console.log(`${n.toLocaleString("en")} creates (median of ${runs}):`);
+      console.log(
+        `  wall  tgw ${wall.tgw.toFixed(0)} ms, raw ${wall.raw.toFixed(0)} ms: ${ratio.toFixed(2)}x (goal <= ${GOAL}x) ${ratio <= GOAL ? "met" : "NOT MET"}`,
+      );
+      console.log(
+        `  cpu   tgw ${cpu.tgw.toFixed(0)} ms, raw ${cpu.raw.toFixed(0)} ms: ${(cpu.tgw / cpu.raw).toFixed(2)}x`,
+      );
+      console.log(
+        `  per resource  tgw ${(wall.tgw / n).toFixed(3)} ms wall, ${(cpu.tgw / n).toFixed(3)} ms cpu; raw ${(wall.raw / n).toFixed(3)} ms wall, ${(cpu.raw / n).toFixed(3)} ms cpu`,
+      );
+      perResource.push({ n, wall: wall.tgw / n, cpu: cpu.tgw / n });
+    }
+    if (perResource.length > 1) {
+      const first = perResource[0] as (typeof perResource)[number];
+      const lastSize = perResource.at(-1) as (typeof perResource)[number];
+      console.log(
+        `\ncost per resource, ${lastSize.n.toLocaleString("en")} vs ${first.n.toLocaleString("en")} (goal: flat, about 1x): wall ${(lastSize.wall / first.wall).toFixed(2)}x, cpu ${(lastSize.cpu / first.cpu).toFixed(2)}x`,
+      );
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

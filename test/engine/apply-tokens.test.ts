@@ -1,0 +1,55 @@
+/**
+ * Token files and the calls in flight: an API key's token is written once its create call has freed
+ * its place among the `parallelism` calls, so the next call does not wait for the disk (a token file
+ * whose open blocks, a FIFO without a reader, stands for a slow disk).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { reconcile } from "../../src/engine/index.js";
+import { desired, res } from "./builders.js";
+import { type Bench, startBench } from "./harness.js";
+
+let bench: Bench;
+beforeAll(async () => {
+  bench = await startBench();
+});
+afterAll(() => bench.close());
+
+it("sends the next create while a token file is still being written (parallelism 1)", async () => {
+  const secrets = join(bench.dir, "slow-disk");
+  await mkdir(secrets, { recursive: true });
+  const slow = join(secrets, "a.token");
+  // writeTokenFile writes `<file>.<pid>.tmp` first: as a FIFO, its open waits for a reader.
+  const fifo = `${slow}.${process.pid}.tmp`;
+  execFileSync("mkfifo", [fifo]);
+  bench.reset();
+  const applying = reconcile({
+    desired: desired(
+      [
+        res("api_keys.a", { description: "a" }, { options: { prevent_destroy: false, token_file: slow } }),
+        res(
+          "api_keys.b",
+          { description: "b" },
+          { options: { prevent_destroy: false, token_file: join(secrets, "b.token") } },
+        ),
+      ],
+      "marker",
+      bench.dir,
+    ),
+    api: bench.api,
+    store: bench.store,
+    options: { parallelism: 1 },
+  });
+  const posts = () => bench.calls().filter((c) => c === "POST /api_keys").length;
+  for (let waited = 0; posts() < 2 && waited < 5000; waited += 20) await sleep(20);
+  const sentWhileBlocked = posts();
+  // Let the first token through.
+  const token = await readFile(fifo, "utf8");
+  await applying;
+  expect(sentWhileBlocked).toBe(2);
+  expect(token).toMatch(/^\S+\n$/);
+  expect(await readFile(join(secrets, "b.token"), "utf8")).toMatch(/^\S+\n$/);
+}, 30_000);
