@@ -9,7 +9,8 @@
  * (goal: at most 2x).
  *
  * Then, per size, the production rate limit, measured: the server restarts on the same data with
- * `--rate-limit 120/60s` and `tgw plan` runs 8 times back to back on one key, as CI jobs do; the
+ * `--rate-limit 120/60s` and `tgw plan` runs 8 times back to back on one key, as CI jobs do (with
+ * `TGW_RATE_LIMIT=120/60s`, the limit tgw keeps against a remote API; on loopback it keeps none); the
  * figure is each run's time and the 429 answers the server gave (goal: none, the runs share the
  * key's budget).
  *
@@ -158,7 +159,8 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
       await server.stop();
       // The same port: the state records its API's URL (docs/state.md), a new one would be refused.
       server = await serve(dir, workload.fixtures, "120/60s", new URL(server.url).port);
-      const limitedEnv = { ...env, TGW_API_URL: server.url };
+      // The limit the client keeps against a remote API; on loopback it keeps none unless told.
+      const limitedEnv = { ...env, TGW_API_URL: server.url, TGW_RATE_LIMIT: "120/60s" };
       const each: string[] = [];
       const t = performance.now();
       for (let i = 0; i < rateRuns; i++) {

@@ -29,6 +29,7 @@ Exit codes:
 Environment:
   TGW_API_URL   API base URL; unset: an embedded reference server under .tgw/
   TGW_API_KEY   API key (Bearer token) for TGW_API_URL
+  TGW_RATE_LIMIT  client rate limit N/WINDOW (default 120/60s for a remote API) or none
   NO_COLOR      disable colours (also off when output is not a terminal)`,
   );
 

@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import {
   ApiClient,
   defaultBudgetDir,
+  type RateLimit,
   type ResponseEvent,
   type RetryOptions,
   WAITING_AFTER_MS,
@@ -28,6 +29,7 @@ import {
 import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
+import { parseRateLimit } from "../server/options.js";
 import type { StateApi } from "../state/index.js";
 import { locateState, openStateStore } from "../state/open.js";
 import type { StateStore } from "../state/store.js";
@@ -95,6 +97,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       apiKey: key,
       // Consecutive runs on this machine share the key's rate-limit budget (docs/plan.md).
       budgetDir: defaultBudgetDir(),
+      ...rateLimitOption(env.TGW_RATE_LIMIT),
       onResponse,
       ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
@@ -149,6 +152,25 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
     process.stderr.write(`${colorErr.dim(`Using ${target.description}${hint}.`)}\n`);
   }
   return target;
+}
+
+/**
+ * The client's rate limit from `TGW_RATE_LIMIT` (docs/plan.md > Apply): `N/WINDOW` such as `600/60s`
+ * for a key with another limit than production's, `none` to send unpaced; unset: the client's default
+ * (120 per 60 s against a remote API, none on loopback).
+ * @throws UsageError for any other text
+ */
+export function rateLimitOption(text: string | undefined): { rateLimit?: RateLimit | false } {
+  if (text === undefined || text.trim() === "") return {};
+  if (text.trim() === "none") return { rateLimit: false };
+  try {
+    const { limit, windowMs } = parseRateLimit(text);
+    return { rateLimit: { requests: limit, windowMs } };
+  } catch {
+    throw new UsageError(
+      `TGW_RATE_LIMIT=${JSON.stringify(text)}: expected N/WINDOW such as 120/60s (units ms, s, m, h), or none`,
+    );
+  }
 }
 
 /**
