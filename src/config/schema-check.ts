@@ -21,6 +21,7 @@ import {
   MARKER_LINEAGE_PLACEHOLDER,
   schemaKey,
 } from "../model/index.js";
+import * as generated from "../model/validators.gen.js";
 import { isRef } from "./desired.js";
 import { type Entry, locate, pointerChild, reportAt } from "./entry.js";
 import type { ProblemList } from "./errors.js";
@@ -33,16 +34,22 @@ import { didYouMean, listWords, withArticle } from "./words.js";
 let ajv: ReturnType<typeof createAjv> | undefined;
 const validators = new Map<string, ValidateFunction>();
 
+/**
+ * The validator of an entry's kind: generated ahead of time (src/model/validators.gen.ts, `npm run
+ * gen`), so a run neither loads Ajv nor compiles a schema; compiled here only for a kind the
+ * generated module lacks.
+ */
 function validatorFor(entry: Entry): ValidateFunction {
   const def = entry.kind.defs.has("put") ? "put" : "create";
   const key = schemaKey(entry.kind.schemaId, def);
-  let fn = validators.get(key);
+  let fn: ValidateFunction | undefined =
+    validators.get(key) ?? ((generated as Record<string, unknown>)[entry.kind.kind] as ValidateFunction);
   if (!fn) {
     ajv ??= createAjv();
-    fn = ajv.getSchema(key);
+    fn = ajv.getSchema(key) as ValidateFunction | undefined;
     if (!fn) throw new Error(`no schema ${key}`);
-    validators.set(key, fn);
   }
+  validators.set(key, fn);
   return fn;
 }
 

@@ -14,21 +14,19 @@
  * Most files go through the fast path (./yaml-fast.ts) and give the same tree; the `yaml` package
  * parses the rest, and every file with a problem, so that problems are found and placed by one parser.
  */
-import {
-  CST,
-  type Document,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  Parser,
-  parseAllDocuments,
-} from "yaml";
+import { createRequire } from "node:module";
+import type * as YamlLib from "yaml";
+import type { Document } from "yaml";
 import type { ProblemList } from "./errors.js";
 import { childPath, itemPath } from "./paths.js";
 import { parseYamlFast } from "./yaml-fast.js";
+
+/** The `yaml` package, loaded the first time a file needs it (most take the fast path). */
+let yamlLib: typeof YamlLib | undefined;
+const yaml = (): typeof YamlLib => {
+  yamlLib ??= createRequire(import.meta.url)("yaml") as typeof YamlLib;
+  return yamlLib;
+};
 
 /** Where something was written: display path of the file, 1-based line and column. */
 export interface Position {
@@ -64,6 +62,7 @@ export interface SeqNode {
  */
 function unterminatedStart(text: string, offset: number): number {
   let start = offset;
+  const { CST, Parser } = yaml();
   for (const token of new Parser().parse(text)) {
     if (token.type !== "document") continue;
     CST.visit(token, (item) => {
@@ -97,6 +96,7 @@ export function parseYaml(file: string, text: string, problems: ProblemList): No
 
 /** parseYaml with the `yaml` package only (exported for the test that compares both paths). */
 export function parseYamlFull(file: string, text: string, problems: ProblemList): Node[] {
+  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, merge: true, uniqueKeys: false, prettyErrors: false });
   const at = (offset: number | undefined): Position => {

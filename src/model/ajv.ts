@@ -10,122 +10,70 @@
  *   src/crypto; `explainFormat` gives the reason a value failed.
  * - `x-tgw`: annotations only (see ./kinds.ts), ignored by validation.
  */
-import type { SchemaValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
-import { parseCertificateChain, parsePrivateKey, parseSshPublicKey } from "../crypto/index.js";
+
+import { createRequire } from "node:module";
+import type { KeywordDefinition } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import { _, type Code, str } from "ajv/dist/compile/codegen/index.js";
+import { ajvFormatTable } from "./formats.js";
 import { loadSchemaDocuments } from "./schema-files.js";
 
-// ajv-formats is CommonJS: under NodeNext its default import is module.exports, whose `default`
-// property is the plugin itself.
-const addFormats = ajvFormats.default;
+// The project's keywords as code keywords, so that they can be generated into standalone validators.
+// `Buffer.byteLength(...)` and the `filter` below run inside the generated code.
+const maxBytesKeyword: KeywordDefinition = {
+  keyword: "maxBytes",
+  type: "string",
+  schemaType: "number",
+  code(cxt) {
+    cxt.fail(_`Buffer.byteLength(${cxt.data}, "utf8") > ${cxt.schemaCode}`);
+  },
+  error: {
+    message: ({ schemaCode, data }) =>
+      str`must be at most ${schemaCode} bytes of UTF-8 (is ${_`(Buffer.byteLength(${data}, "utf8"))`} bytes)`,
+    params: ({ schemaCode, data }) => _`{limit: ${schemaCode}, bytes: Buffer.byteLength(${data}, "utf8")}`,
+  },
+};
 
-/**
- * Parsers behind the project's formats; each throws an Error whose message says what is wrong,
- * naming the field `what` (e.g. `ca_pem`).
- */
-const formatParsers: Record<string, (value: string, what?: string) => unknown> = {
-  "pem-certificate-chain": parseCertificateChain,
-  "pem-private-key": parsePrivateKey,
-  "ssh-public-key": parseSshPublicKey,
+/** The names of `schemaCode` that `data` has, not null. */
+const presentOf = (schemaCode: Code | number | boolean, data: Code) =>
+  _`${schemaCode}.filter((n) => ${data}[n] !== undefined && ${data}[n] !== null)`;
+
+const exactlyOneOfKeyword: KeywordDefinition = {
+  keyword: "exactlyOneOf",
+  type: "object",
+  schemaType: "array",
+  code(cxt) {
+    cxt.fail(_`${presentOf(cxt.schemaCode, cxt.data)}.length !== 1`);
+  },
+  error: {
+    message: ({ schemaCode, data }) => {
+      const present = presentOf(schemaCode, data);
+      return str`must have exactly one of ${_`${schemaCode}.join(", ")`} (${_`(${present}.length === 0 ? "has none" : "has " + ${present}.join(" and "))`})`;
+    },
+    params: ({ schemaCode, data }) => _`{names: ${schemaCode}, present: ${presentOf(schemaCode, data)}}`,
+  },
 };
 
 /**
- * Why `value` does not satisfy `format`, or undefined if it does (or the format is not ours).
- * Validation errors only say "must match format"; callers use this to name the cause.
- * `field` is the name the message uses for the value (default `value`); a leading `<field>: ` is left out,
- * since callers print the field's path in front of the reason.
+ * Creates a fresh Ajv instance with every schema under `schemas/` added.
+ * @param options.source keep each validator's source, for generating standalone code
  */
-export function explainFormat(format: string, value: unknown, field?: string): string | undefined {
-  const parse = formatParsers[format];
-  if (!parse) {
-    if (format === "regex" && typeof value === "string") {
-      try {
-        new RegExp(value);
-      } catch (err) {
-        return `not a valid regular expression: ${(err as Error).message}`;
-      }
-    }
-    return undefined;
-  }
-  const what = field ?? "value";
-  try {
-    parse(String(value), what);
-    return undefined;
-  } catch (err) {
-    // Callers put the field's path in front of the reason: drop the parser's own "<field>: ".
-    const message = (err as Error).message;
-    return message.startsWith(`${what}: `) ? message.slice(what.length + 2) : message;
-  }
-}
-
-const byteLength = (s: string) => Buffer.byteLength(s, "utf8");
-
-/** Creates a fresh Ajv instance with every schema under `schemas/` added. */
-export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
+export function createAjv(options: { useDefaults?: boolean; source?: boolean } = {}): Ajv2020 {
+  // Loaded here, not at import: configuration checks use the generated validators (validators.gen.ts)
+  // and most runs never compile a schema.
+  const { Ajv2020 } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
     strictRequired: false,
     strictTypes: false,
     useDefaults: options.useDefaults ?? false,
+    ...(options.source ? { code: { source: true, esm: true, formats: _`formats` } } : {}),
   });
-  addFormats(ajv);
-  for (const [name, parse] of Object.entries(formatParsers)) {
-    ajv.addFormat(name, {
-      type: "string",
-      validate: (value: string) => {
-        try {
-          parse(value);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-    });
-  }
+  for (const [name, format] of Object.entries(ajvFormatTable)) ajv.addFormat(name, format);
   ajv.addVocabulary(["x-tgw"]);
-
-  const maxBytes: SchemaValidateFunction = (limit: number, data: string) => {
-    const bytes = byteLength(data);
-    if (bytes <= limit) return true;
-    maxBytes.errors = [
-      {
-        keyword: "maxBytes",
-        message: `must be at most ${limit} bytes of UTF-8 (is ${bytes} bytes)`,
-        params: { limit, bytes },
-      },
-    ];
-    return false;
-  };
-  ajv.addKeyword({
-    keyword: "maxBytes",
-    type: "string",
-    schemaType: "number",
-    errors: true,
-    validate: maxBytes,
-  });
-
-  const exactlyOneOf: SchemaValidateFunction = (names: string[], data: Record<string, unknown>) => {
-    const present = names.filter((n) => data[n] !== undefined && data[n] !== null);
-    if (present.length === 1) return true;
-    const has = present.length === 0 ? "has none" : `has ${present.join(" and ")}`;
-    exactlyOneOf.errors = [
-      {
-        keyword: "exactlyOneOf",
-        message: `must have exactly one of ${names.join(", ")} (${has})`,
-        params: { names, present },
-      },
-    ];
-    return false;
-  };
-  ajv.addKeyword({
-    keyword: "exactlyOneOf",
-    type: "object",
-    schemaType: "array",
-    errors: true,
-    validate: exactlyOneOf,
-  });
+  ajv.addKeyword(maxBytesKeyword);
+  ajv.addKeyword(exactlyOneOfKeyword);
 
   const docs = loadSchemaDocuments();
   for (const doc of docs.byId.values()) ajv.addSchema(doc);

@@ -2,7 +2,8 @@
  * The resource model: kind descriptors and validators derived from `schemas/`, and the TypeScript
  * types generated from the same schemas (./types.gen.ts, `npm run gen`).
  */
-export { createAjv, explainFormat, schemaKey } from "./ajv.js";
+export { createAjv, schemaKey } from "./ajv.js";
+export { ajvFormatTable, explainFormat } from "./formats.js";
 export {
   allKinds,
   collections,
