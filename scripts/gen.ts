@@ -2,7 +2,8 @@
  * Generates the files derived from schemas/:
  * - src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put, response) of
  *   every kind, so no field list is typed a second time by hand;
- * - src/model/validators.gen.ts: the configuration's validators as Ajv standalone code;
+ * - src/model/validators.gen.ts, src/state/format.gen.ts: the configuration's and the state file's
+ *   validators as Ajv standalone code;
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
  * - the per-kind sections of docs/configuration.md (field tables and examples);
  * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`;
@@ -22,7 +23,7 @@ import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
 import { providerSchemaText } from "./gen-provider-schema.js";
 import { generateTypes } from "./gen-types.js";
-import { generateValidators } from "./gen-validators.js";
+import { generateStateValidator, generateValidators } from "./gen-validators.js";
 
 const docs = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
 const bindingsDir = fileURLToPath(new URL("../src/cdktf/gen/", import.meta.url));
@@ -33,6 +34,7 @@ const targets: Array<[string, string]> = [
   [docs, withKindSections(readFileSync(docs, "utf8"))],
   [fileURLToPath(new URL("../src/terraform/provider-schema.gen.json", import.meta.url)), providerSchema],
   [fileURLToPath(new URL("../src/model/validators.gen.ts", import.meta.url)), generateValidators()],
+  [fileURLToPath(new URL("../src/state/format.gen.ts", import.meta.url)), generateStateValidator()],
 ];
 const bindings = await generateBindings(JSON.parse(providerSchema));
 for (const [rel, text] of bindings) targets.push([join(bindingsDir, rel), text]);

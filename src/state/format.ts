@@ -7,66 +7,17 @@
  * fingerprints and SHA-256 digests of write-only inputs (docs/design.md section 3.2).
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import * as generated from "./format.gen.js";
+import { DIGEST } from "./schema.js";
 import { STATE_FORMAT_VERSION } from "./snapshot.js";
 import type { StateRecord, StateSnapshot } from "./store.js";
 
-// ajv-formats is CommonJS: under NodeNext its default import is module.exports.
-const addFormats = ajvFormats.default;
+export { stateSchema } from "./schema.js";
 
-const DIGEST = "^[0-9a-f]{64}$";
-
-/** JSON Schema (2020-12) of a state file of format version 1. */
-export const stateSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "tgw:state",
-  type: "object",
-  required: ["version", "lineage", "serial", "stack", "resources"],
-  additionalProperties: false,
-  properties: {
-    version: { const: STATE_FORMAT_VERSION },
-    lineage: { type: "string", minLength: 1 },
-    serial: { type: "integer", minimum: 0 },
-    stack: { type: "string", minLength: 1 },
-    api: {
-      type: "object",
-      required: ["url"],
-      additionalProperties: false,
-      properties: {
-        url: { type: "string", minLength: 1 },
-        key: { type: "string", pattern: "^[0-9a-f]{16}$" },
-      },
-    },
-    resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },
-  },
-  $defs: {
-    digest: { type: "string", pattern: DIGEST },
-    record: {
-      type: "object",
-      required: ["address", "kind", "id", "fingerprint", "appliedAt"],
-      additionalProperties: false,
-      properties: {
-        address: { type: "string", minLength: 1 },
-        kind: { type: "string", minLength: 1 },
-        id: { type: "string", minLength: 1 },
-        fingerprint: { $ref: "#/$defs/digest" },
-        writeOnly: { type: "object", additionalProperties: { $ref: "#/$defs/digest" } },
-        dependsOn: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
-        appliedAt: { type: "string", format: "date-time" },
-      },
-    },
-  },
-} as const;
-
-let validator: ValidateFunction | undefined;
+// Generated from stateSchema by `npm run gen` (src/state/format.gen.ts): no schema compiled per run.
+const validator = (generated as Record<string, unknown>).validateState as ValidateFunction;
 
 function validate(value: unknown): ErrorObject[] {
-  if (validator === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true });
-    addFormats(ajv, ["date-time"]);
-    validator = ajv.compile(stateSchema);
-  }
   return validator(value) ? [] : (validator.errors ?? []);
 }
 

@@ -1,16 +1,21 @@
 /**
- * src/model/validators.gen.ts (the configuration's validators as Ajv standalone code) is what
- * `npm run gen` makes from schemas/ now, and judges like the validators Ajv compiles at run time.
+ * src/model/validators.gen.ts (the configuration's validators as Ajv standalone code) and
+ * src/state/format.gen.ts (the state file's) are what `npm run gen` makes now, and judges like the validators Ajv compiles at run time.
  */
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
-import { generateValidators } from "../../scripts/gen-validators.js";
+import { generateStateValidator, generateValidators } from "../../scripts/gen-validators.js";
 import { createAjv, getKind, schemaKey } from "../../src/model/index.js";
 import * as generated from "../../src/model/validators.gen.js";
 
 it("src/model/validators.gen.ts is up to date with schemas/ (run `npm run gen`)", () => {
   const current = readFileSync(new URL("../../src/model/validators.gen.ts", import.meta.url), "utf8");
   expect(current === generateValidators()).toBe(true);
+});
+
+it("src/state/format.gen.ts is up to date with the state's schema (run `npm run gen`)", () => {
+  const current = readFileSync(new URL("../../src/state/format.gen.ts", import.meta.url), "utf8");
+  expect(current === generateStateValidator()).toBe(true);
 });
 
 it("gives the errors of the validator compiled at run time, keywords and formats included", () => {

@@ -1,0 +1,50 @@
+/**
+ * The JSON Schema of the state file (./format.ts). Its own module so that `npm run gen` can read it
+ * without loading the validator generated from it (./format.gen.ts).
+ */
+import { STATE_FORMAT_VERSION } from "./snapshot.js";
+
+/** Pattern of a hex SHA-256 digest. */
+export const DIGEST = "^[0-9a-f]{64}$";
+
+/** JSON Schema (2020-12) of a state file of format version 1. */
+export const stateSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "tgw:state",
+  type: "object",
+  required: ["version", "lineage", "serial", "stack", "resources"],
+  additionalProperties: false,
+  properties: {
+    version: { const: STATE_FORMAT_VERSION },
+    lineage: { type: "string", minLength: 1 },
+    serial: { type: "integer", minimum: 0 },
+    stack: { type: "string", minLength: 1 },
+    api: {
+      type: "object",
+      required: ["url"],
+      additionalProperties: false,
+      properties: {
+        url: { type: "string", minLength: 1 },
+        key: { type: "string", pattern: "^[0-9a-f]{16}$" },
+      },
+    },
+    resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },
+  },
+  $defs: {
+    digest: { type: "string", pattern: DIGEST },
+    record: {
+      type: "object",
+      required: ["address", "kind", "id", "fingerprint", "appliedAt"],
+      additionalProperties: false,
+      properties: {
+        address: { type: "string", minLength: 1 },
+        kind: { type: "string", minLength: 1 },
+        id: { type: "string", minLength: 1 },
+        fingerprint: { $ref: "#/$defs/digest" },
+        writeOnly: { type: "object", additionalProperties: { $ref: "#/$defs/digest" } },
+        dependsOn: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
+        appliedAt: { type: "string", format: "date-time" },
+      },
+    },
+  },
+} as const;
