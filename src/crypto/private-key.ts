@@ -114,16 +114,14 @@ function parsePrivateKeyOnce(pem: string, what: string): ParsedPrivateKey {
  *   `certificate_pem`)
  */
 export function privateKeyMatchesCertificate(keyPem: string, certPem: string): boolean {
-  return matchMemo(`${keyPem}\0${certPem}`, "");
+  return privateKeyId(keyPem, "private_key_pem") === certificateKeyId(certPem, "certificate_pem");
 }
 
-// Both PEMs joined: one key and certificate pair is checked once per process (see ./memo.ts).
-const matchMemo = memoByText((pair: string) => {
-  const [keyPem = "", certPem = ""] = pair.split("\0");
-  const { key } = parsePrivateKey(keyPem);
-  const certificateKey = leafPublicKey(certPem);
-  return publicKeyId(createPublicKey(key)) === publicKeyId(certificateKey);
-});
+// Each public key is exported once per text (see ./memo.ts): many objects share a key or a chain.
+const privateKeyId = memoByText((pem: string, what: string) =>
+  publicKeyId(createPublicKey(parsePrivateKey(pem, what).key)),
+);
+const certificateKeyId = memoByText((pem: string, what: string) => publicKeyId(leafPublicKey(pem, what)));
 
 function publicKeyId(key: KeyObject): string {
   const jwk = key.export({ format: "jwk" });
