@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/index.js";
 import { createBody } from "../src/engine/requests.js";
 import { getKind } from "../src/model/index.js";
+import { median } from "./stats.js";
 
 const TOKEN = "bench-apply-token";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -180,12 +181,6 @@ async function runRaw(n: number, parallelism: number, work: string, script: stri
     await stopServer(server.child);
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 async function main(): Promise<void> {

@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./stats.js";
 import { writeWorkload } from "./workload.js";
 
 const TGW = fileURLToPath(new URL("../bin/tgw.js", import.meta.url));
@@ -83,12 +84,6 @@ async function requests(url: string): Promise<{ total: number; limited: number }
   return { total: requests.length, limited: requests.filter((r) => r.status === 429).length };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2
-    ? (s[s.length >> 1] as number)
-    : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
-};
 const ms = (x: number) => `${Math.round(x).toLocaleString("en-US")} ms`;
 
 function expectOk(r: Run, what: string, codes: number[] = [0]): void {

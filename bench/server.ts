@@ -31,6 +31,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
+import { median } from "./stats.js";
 
 const TOKEN = "bench-token";
 const HEADERS = { authorization: `Bearer ${TOKEN}`, "service-version": "2" };
@@ -175,12 +176,6 @@ async function measure(
     p99: latencies[Math.min(n - 1, Math.floor(n * 0.99))] ?? 0,
   };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 /** Prints rows as a table, first column left-aligned, the others right-aligned. */
 function printTable(rows: string[][]): void {

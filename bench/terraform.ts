@@ -19,6 +19,7 @@ import pLimit from "p-limit";
 import { ApiClient } from "../src/client/index.js";
 import { startTestServer } from "../test/helpers/server.js";
 import { APPLY, PLAN, TerraformHome, terraformAvailable } from "../test/terraform/harness.js";
+import { median } from "./stats.js";
 
 const KINDS = [
   { kind: "tunnel_group_backend", path: "/backends/tunnel_group", share: 0.4, body: "" },
@@ -38,7 +39,6 @@ const total = Number(values.resources);
 const runs = Number(values.runs);
 if (!terraformAvailable()) throw new Error("terraform is not on the PATH");
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const server = await startTestServer();
