@@ -45,6 +45,6 @@ try {
 }
 
 function readVersion(): string {
-  // dist/cli/main.js and src/cli/main.ts are both two levels below the package root.
+  // dist/tgw/ (the bundle), dist/cli/ and src/cli/ are all two levels below the package root.
   return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 }

@@ -26,7 +26,7 @@ import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
-import type { Position } from "./source.js";
+import { type Position, preloadYamlParser } from "./source.js";
 
 /** Options of `loadConfig` / `loadDesiredState`. */
 export interface LoadOptions {
@@ -65,16 +65,18 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const states: Setting<string>[] = [];
   const raw: RawEntry[] = [];
   const movedEntries: MovedEntry[] = [];
+  const texts = new Map<string, string>();
   for (const abs of files) {
     const file = display(abs);
     dirs.set(file, dirname(abs));
-    let text: string;
     try {
-      text = readFileSync(abs, "utf8");
+      texts.set(file, readFileSync(abs, "utf8"));
     } catch (err) {
       problems.add({ file, line: 0, col: 0 }, "", `cannot read: ${(err as Error).message}`);
-      continue;
     }
+  }
+  await preloadYamlParser([...texts.values()]);
+  for (const [file, text] of texts) {
     for (const layout of parseLayouts(file, text, problems, opts.parseCache)) {
       if (layout.stack) stacks.push(layout.stack);
       if (layout.state) states.push({ value: layout.state.url, pos: layout.state.pos });

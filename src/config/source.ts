@@ -28,6 +28,22 @@ const yaml = (): typeof YamlLib => {
   return yamlLib;
 };
 
+/** Text that may leave the fast path: an anchor, alias, tag or explicit key, or a document marker. */
+const MAY_NEED_FULL_PARSER = /[&*!?%]|^(?:---|\.\.\.)/m;
+
+/**
+ * Loads the `yaml` package ahead of parsing `texts` when one of them may need it. A dynamic import is a
+ * chunk of the CLI bundle (scripts/bundle.ts), several times cheaper to load than the package's own
+ * modules, which parseYaml otherwise requires when it first needs them (a file with a problem).
+ */
+export async function preloadYamlParser(texts: readonly string[]): Promise<void> {
+  if (yamlLib === undefined && texts.some((text) => MAY_NEED_FULL_PARSER.test(text))) {
+    // A CommonJS package: its exports object is the namespace's default, in Node and in the bundle.
+    const { default: exports } = (await import("yaml")) as unknown as { default: typeof YamlLib };
+    yamlLib = exports;
+  }
+}
+
 /** Where something was written: display path of the file, 1-based line and column. */
 export interface Position {
   file: string;

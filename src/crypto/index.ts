@@ -14,7 +14,8 @@ export {
   type SshHostCertificateRequest,
   signSshHostCertificate,
 } from "./ssh-certificate.js";
-export { type CertificateInfo, leafPublicKey, parseCertificateChain } from "./x509.js";
+export { checkCertificateChain, leafPublicKey } from "./x509.js";
+export { type CertificateInfo, parseCertificateChain } from "./x509-describe.js";
 export {
   EXTENDED_KEY_USAGE_OIDS,
   type ExtendedKeyUsageName,

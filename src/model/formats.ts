@@ -5,14 +5,17 @@
  */
 import type { Format } from "ajv";
 import { fullFormats } from "ajv-formats/dist/formats.js";
-import { parseCertificateChain, parsePrivateKey, parseSshPublicKey } from "../crypto/index.js";
+// The modules, not ../crypto/index.js: checking a chain must not load ./x509-describe.ts (@peculiar/x509).
+import { parsePrivateKey } from "../crypto/private-key.js";
+import { parseSshPublicKey } from "../crypto/ssh.js";
+import { checkCertificateChain } from "../crypto/x509.js";
 
 /**
  * Parsers behind the project's formats; each throws an Error whose message says what is wrong,
  * naming the field `what` (e.g. `ca_pem`).
  */
 const formatParsers: Record<string, (value: string, what?: string) => unknown> = {
-  "pem-certificate-chain": parseCertificateChain,
+  "pem-certificate-chain": checkCertificateChain,
   "pem-private-key": parsePrivateKey,
   "ssh-public-key": parseSshPublicKey,
 };

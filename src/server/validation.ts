@@ -12,7 +12,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { CryptoInputError } from "../crypto/errors.js";
 import { parsePrivateKey } from "../crypto/private-key.js";
 import { parseSshPublicKey } from "../crypto/ssh.js";
-import { parseCertificateChain } from "../crypto/x509.js";
+import { parseCertificateChain } from "../crypto/x509-describe.js";
 import {
   createAjv,
   inlineRefs,
@@ -36,10 +36,31 @@ const formatReasons: Record<string, (value: string, field: string) => unknown> =
   "ssh-public-key": parseSshPublicKey,
 };
 
+/**
+ * createAjv, with a certificate chain valid only when its leaf can also be described: the server
+ * answers with the leaf's fields (./resources/kinds/tls-certificate.ts), which a configuration check
+ * does not need (src/crypto/x509.ts).
+ */
+function serverAjv(options: { useDefaults?: boolean } = {}): ReturnType<typeof createAjv> {
+  const ajv = createAjv(options);
+  ajv.addFormat("pem-certificate-chain", {
+    type: "string",
+    validate: (value: string) => {
+      try {
+        parseCertificateChain(value);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  return ajv;
+}
+
 /** Compiled validators for every kind, made once per app. */
 export class Validators {
-  readonly #withDefaults = createAjv({ useDefaults: true });
-  readonly #plain = createAjv();
+  readonly #withDefaults = serverAjv({ useDefaults: true });
+  readonly #plain = serverAjv();
   readonly #requests = new Map<string, BodyValidator>();
   readonly #responses = new Map<string, ValidateFunction>();
 

@@ -36,7 +36,8 @@ export function defaultMirrorDir(): string {
 
 /** The command line the wrapper runs: node with the built provider, or with tsx on the sources. */
 function providerCommand(): string[] {
-  const js = fileURLToPath(new URL("./main.js", import.meta.url));
+  // `../terraform/`, not `./`: this module also runs from the CLI bundle in dist/tgw/ (scripts/bundle.ts).
+  const js = fileURLToPath(new URL("../terraform/main.js", import.meta.url));
   if (existsSync(js)) return [process.execPath, js];
   const ts = fileURLToPath(new URL("./main.ts", import.meta.url));
   const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));

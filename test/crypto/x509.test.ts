@@ -1,7 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CertificateInfo, CryptoInputError, parseCertificateChain } from "../../src/crypto/index.js";
+import {
+  type CertificateInfo,
+  CryptoInputError,
+  checkCertificateChain,
+  parseCertificateChain,
+} from "../../src/crypto/index.js";
 import { createTestCa, createTestCertificate, type TestCertificate } from "../../src/crypto/testing.js";
 import { hasOpenssl, needsOpenssl, run, tempDir } from "./tools.js";
 
@@ -13,9 +18,12 @@ function blocks(pem: string): string[] {
   return pem.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----\n?/g) ?? [];
 }
 
+/** Both the describing parser and the check of configurations (node:crypto only) refuse it alike. */
 function expectRefused(pem: string, message: RegExp): void {
-  expect(() => parseCertificateChain(pem)).toThrow(CryptoInputError);
-  expect(() => parseCertificateChain(pem)).toThrow(message);
+  for (const read of [parseCertificateChain, checkCertificateChain]) {
+    expect(() => read(pem)).toThrow(CryptoInputError);
+    expect(() => read(pem)).toThrow(message);
+  }
 }
 
 describe("parseCertificateChain on certificates from createTestCertificate", () => {

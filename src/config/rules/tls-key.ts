@@ -3,7 +3,7 @@
  * section 5: the API answers 400 otherwise). Runs only when both values parsed; fields are found by
  * their formats, not their names.
  */
-import { privateKeyMatchesCertificate } from "../../crypto/index.js";
+import { privateKeyMatchesCertificate } from "../../crypto/private-key.js";
 import { pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";
 

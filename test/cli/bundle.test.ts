@@ -1,0 +1,110 @@
+/**
+ * The CLI bundle (scripts/bundle.ts), the code `bin/tgw.js` runs: built afresh into a folder of its own
+ * (two levels below the root, as dist/tgw/ is), then run as a user runs it. The other CLI tests run the
+ * sources through tsx, which cannot show what only bundling breaks: a package loaded twice (Ajv's code
+ * builders from one copy, its compiler from another), a module that finds its files from its own path,
+ * a CommonJS package reached through a dynamic import.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleCli } from "../../scripts/bundle.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { copyExamples, type Run } from "./tgw.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+let outdir: string;
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(ROOT, "dist", "bundle-test-"));
+  await bundleCli(outdir);
+  server = await startTestServer();
+  dir = await copyExamples();
+});
+afterAll(async () => {
+  await server?.close();
+  await rm(outdir, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs the bundle's `main.js` with `args` in the copy of the examples. */
+function bundled(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const { TGW_API_URL: _url, TGW_API_KEY: _key, ...inherited } = process.env;
+    const child = spawn(process.execPath, [join(outdir, "main.js"), ...args], {
+      cwd: dir,
+      env: { ...inherited, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+const api = () => ({ TGW_API_URL: server.url, TGW_API_KEY: server.token });
+
+describe("the CLI bundle", () => {
+  it("is two levels below the package root, where the code looks for package.json", () => {
+    expect(relative(ROOT, outdir).split(/[\\/]/)).toHaveLength(2);
+  });
+
+  it("prints the package's version", async () => {
+    const run = await bundled(["--version"]);
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(run.stdout.trim()).toBe(pkg.version);
+  });
+
+  it("validates the complete example (YAML anchors: the yaml package through a dynamic import)", async () => {
+    const run = await bundled(["validate", "-f", "examples/complete"]);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("valid: 13 resources, 9 modules in 4 files");
+  });
+
+  it("places a configuration problem at its file, line and field", async () => {
+    await mkdir(join(dir, "bad"));
+    await writeFile(join(dir, "bad", "tgw.yaml"), "stack: bad\napi_keys:\n  ci:\n    descripton: typo\n");
+    const run = await bundled(["validate", "-f", "bad"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("bad/tgw.yaml:4:5: api_keys.ci");
+  });
+
+  it("applies the complete example, then plans no changes", async () => {
+    const applied = await bundled(["apply", "-f", "examples/complete", "--auto-approve"], api());
+    expect(applied.stderr).not.toMatch(/error/i);
+    expect(applied.stdout).toContain("Apply complete: 22 created");
+    const planned = await bundled(["plan", "-f", "examples/complete", "--detailed-exitcode"], api());
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain("No changes.");
+  });
+
+  it("runs the embedded reference server, which compiles the API's schemas with Ajv", async () => {
+    // A stack of its own: the one above records the test server as its API.
+    const run = await bundled(["plan", "-f", "examples/complete", "--state", join(dir, "embedded.json")]);
+    expect(run.stderr).toContain("Using the embedded reference server");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Plan: 22 to create");
+  });
+
+  it("installs the Terraform provider pointing at the built provider, not at the CLI bundle", async () => {
+    const mirror = join(dir, "mirror");
+    const run = await bundled(["terraform", "install", "--dir", mirror]);
+    expect(run.code).toBe(0);
+    const wrapper = run.stdout.match(/(\S*terraform-provider-tunnelgw_v\S+)/)?.[1];
+    expect(wrapper, run.stdout).toBeDefined();
+    const text = await readFile(wrapper as string, "utf8");
+    expect(text).not.toContain(outdir);
+    expect(text).toMatch(/(dist\/terraform\/main\.js|src\/terraform\/main\.ts)/);
+  });
+});
