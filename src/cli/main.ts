@@ -34,6 +34,13 @@ Environment:
   );
 
 program.hook("preAction", () => setDebug(Boolean(program.opts().debug)));
+// A reader that goes away (`tgw state list | head -1`) must not crash a run, nor stop an apply
+// half-way: what is left to print is dropped, and the run finishes as it would have.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
+}
 // Only the command being run is loaded: start-up stays near a bare `node` (docs/design.md section 6).
 const registrations = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
 for (const register of registrations) register(program);
