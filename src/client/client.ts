@@ -21,8 +21,9 @@
  * for await (const k of api.list<{ id: string }>("/api_keys", "keys")) console.log(k.id);
  * await api.close();
  */
-import { Agent } from "undici";
+
 import { TgwError, UsageError } from "../errors.js";
+import { Agent } from "./agent.js";
 import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
