@@ -108,7 +108,11 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindDescriptor {
   const ann = doc["x-tgw"] as KindAnnotation;
   const id = doc.$id as string;
   const defs = (doc.$defs ?? {}) as Record<string, JsonSchema>;
-  const def = (name: string) => (defs[name] ? inlineRefs(defs[name], id) : undefined);
+  const inlined = new Map<string, JsonSchema | undefined>();
+  const def = (name: string): JsonSchema | undefined => {
+    if (!inlined.has(name)) inlined.set(name, defs[name] ? inlineRefs(defs[name], id) : undefined);
+    return inlined.get(name);
+  };
   const request = def("put") ?? def("create");
   const update = def("update");
   const isModule = Boolean(defs.put);

@@ -54,6 +54,19 @@ export function loadSchemaDocuments(): SchemaDocuments {
  * @throws Error if the document or the JSON pointer does not exist.
  */
 export function resolveRef(baseId: string, ref: string): { node: JsonSchema; docId: string } {
+  const key = `${baseId} ${ref}`;
+  let target = resolvedRefs.get(key);
+  if (target === undefined) {
+    target = resolveRefOnce(baseId, ref);
+    resolvedRefs.set(key, target);
+  }
+  return target;
+}
+
+// The same few refs are met hundreds of times (every kind's description, metadata...): a URL parse each.
+const resolvedRefs = new Map<string, { node: JsonSchema; docId: string }>();
+
+function resolveRefOnce(baseId: string, ref: string): { node: JsonSchema; docId: string } {
   const url = new URL(ref, baseId);
   const pointer = decodeURIComponent(url.hash.replace(/^#/, ""));
   url.hash = "";
