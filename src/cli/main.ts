@@ -41,14 +41,18 @@ for (const stream of [process.stdout, process.stderr]) {
     if (err.code !== "EPIPE") throw err;
   });
 }
-// Only the command being run is loaded: start-up stays near a bare `node` (docs/design.md section 6).
-const registrations = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
-for (const register of registrations) register(program);
+// No top-level await: the bundle is a CommonJS script (scripts/bundle.ts), which has none.
+void run();
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  process.exitCode = reportError(err, { debug: Boolean(program.opts().debug) });
+async function run(): Promise<void> {
+  // Only the command being run is loaded: start-up stays near a bare `node` (docs/design.md section 6).
+  const registrations = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
+  for (const register of registrations) register(program);
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    process.exitCode = reportError(err, { debug: Boolean(program.opts().debug) });
+  }
 }
 
 function readVersion(): string {

@@ -12,13 +12,12 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userCacheDir } from "../cache-dir.js";
 
 /** The directory of budget files for this user (see the module doc). */
 export function defaultBudgetDir(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.TGW_CACHE_DIR || (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, "tgw") : undefined);
-  return join(cache ?? join(homedir(), ".cache", "tgw"), "rate-limit");
+  return join(userCacheDir(env), "rate-limit");
 }
 
 /** The budget file of `baseUrl` and `apiKey` in `dir`. */

@@ -1,43 +1,57 @@
 /**
- * The CLI bundle (scripts/bundle.ts), the code `bin/tgw.js` runs: built afresh into a folder of its own
- * (two levels below the root, as dist/tgw/ is), then run as a user runs it. The other CLI tests run the
- * sources through tsx, which cannot show what only bundling breaks: a package loaded twice (Ajv's code
- * builders from one copy, its compiler from another), a module that finds its files from its own path,
- * a CommonJS package reached through a dynamic import.
+ * The CLI bundle (scripts/bundle.ts) and its launcher with a V8 code cache (src/cli/launch.ts), what
+ * `bin/tgw.js` runs: built afresh into a folder of its own (two levels below the root, as dist/tgw/
+ * is), then run as a user runs it. The other CLI tests run the sources through tsx, which cannot show
+ * what only bundling breaks: a package loaded twice (Ajv's code builders from one copy, its compiler
+ * from another), a module that finds its files from its own path, a CommonJS package reached through
+ * a dynamic import, `import.meta` in a CommonJS script.
  */
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../../scripts/bundle.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { copyExamples, type Run } from "./tgw.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const LAUNCH = pathToFileURL(join(ROOT, "src", "cli", "launch.ts")).href;
 let outdir: string;
+let cacheDir: string;
 let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
   outdir = await mkdtemp(join(ROOT, "dist", "bundle-test-"));
   await bundleCli(outdir);
+  // bin/tgw.js, with the launcher from the sources and the bundle just built.
+  const bundle = join(outdir, "tgw.cjs");
+  await writeFile(
+    join(outdir, "bin.mjs"),
+    `import { launch } from ${JSON.stringify(LAUNCH)};\nlaunch(${JSON.stringify(bundle)}, process.argv.slice(2));\n`,
+  );
+  cacheDir = await mkdtemp(join(tmpdir(), "tgw-code-cache-"));
   server = await startTestServer();
   dir = await copyExamples();
 });
 afterAll(async () => {
   await server?.close();
   await rm(outdir, { recursive: true, force: true });
+  await rm(cacheDir, { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs the bundle's `main.js` with `args` in the copy of the examples. */
+/** Runs the bundle through the launcher with `args` in the copy of the examples. */
 function bundled(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const { TGW_API_URL: _url, TGW_API_KEY: _key, ...inherited } = process.env;
-    const child = spawn(process.execPath, [join(outdir, "main.js"), ...args], {
+    const child = spawn(process.execPath, ["--import", TSX, join(outdir, "bin.mjs"), ...args], {
       cwd: dir,
-      env: { ...inherited, NO_COLOR: "1", ...env },
+      env: { ...inherited, NO_COLOR: "1", TGW_CACHE_DIR: cacheDir, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -70,6 +84,39 @@ describe("the CLI bundle", () => {
     const run = await bundled(["validate", "-f", "examples/complete"]);
     expect(run.stderr).toBe("");
     expect(run.stdout).toContain("valid: 13 resources, 9 modules in 4 files");
+  });
+
+  it("is ASCII, with the licences of the bundled packages beside it", async () => {
+    const bytes = await readFile(join(outdir, "tgw.cjs"));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
+    expect(await readFile(join(outdir, "tgw.cjs.LEGAL.txt"), "utf8")).toContain("MIT");
+  });
+
+  it("keeps a code cache per command: made by a first run, used by the next, remade when refused", async () => {
+    const validate = ["validate", "-f", "examples/complete", "--debug"];
+    const first = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") });
+    expect(first.stderr).toMatch(/^tgw: code cache none \(/);
+    const files = await readdir(join(cacheDir, "a", "code-cache"));
+    expect(files).toEqual([expect.stringMatching(/^validate-[0-9a-f]{24}\.bin$/)]);
+    const file = join(cacheDir, "a", "code-cache", files[0] as string);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    const second = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") });
+    expect(second.stderr).toMatch(/^tgw: code cache used \(/);
+    expect(second.stdout).toBe(first.stdout);
+
+    await writeFile(file, "not a code cache");
+    const damaged = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") });
+    expect(damaged.stderr).toMatch(/^tgw: code cache refused \(/);
+    expect(damaged.stdout).toBe(first.stdout);
+    expect((await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") })).stderr).toMatch(
+      /code cache used/,
+    );
+
+    const off = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "b"), TGW_CODE_CACHE: "0" });
+    expect(off.stderr).toMatch(/^tgw: code cache off/);
+    expect(off.stdout).toBe(first.stdout);
+    await expect(stat(join(cacheDir, "b"))).rejects.toThrow();
   });
 
   it("places a configuration problem at its file, line and field", async () => {
