@@ -153,6 +153,24 @@ describe("responses of cached objects", () => {
     expect(after.text).toBe(JSON.stringify(after.body));
   });
 
+  it("of API keys are made once too, with their token null, and follow a change", async () => {
+    // API keys: a `present` hook that reads the object alone (token: null) lets them be kept.
+    const created = await call("POST", "/api_keys", { description: "kept" });
+    expect(created.body.token).toMatch(/^tgw_/);
+    const first = await call("GET", `/api_keys/${created.body.id}`);
+    const again = await call("GET", `/api_keys/${created.body.id}`);
+    expect(again.text).toBe(first.text);
+    expect(first.body).toEqual({ ...created.body, token: null });
+    const listed = await call("GET", "/api_keys?limit=1");
+    expect(listed.body.keys).toEqual([first.body]);
+    expect((await call("PATCH", `/api_keys/${created.body.id}`, { description: "changed" })).status).toBe(
+      200,
+    );
+    const changed = await call("GET", `/api_keys/${created.body.id}`);
+    expect(changed.body).toEqual({ ...created.body, description: "changed", token: null });
+    expect((await call("GET", "/api_keys?limit=1")).body.keys).toEqual([changed.body]);
+  });
+
   it("send a page read again as it is now: after a create, after a delete, in UTF-8", async () => {
     // IP policies: their pages are joined once and sent again while their objects stay the same.
     const texts = (a: Answer) => a.body.ip_policies.map((p: { description: string }) => p.description);

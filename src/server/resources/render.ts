@@ -76,11 +76,11 @@ export function render(
   const hit = shownOf.get(obj);
   if (hit !== undefined && hit.base === ctx.baseUrl) return hit.shown;
   const plan = planOf(kind);
-  if (hooks.present !== undefined || plan.live.length > 0 || !Object.isFrozen(obj)) {
-    return build(plan, obj, ctx, hooks);
-  }
-  // A frozen object comes from the store's cache and never changes; without a `present` hook or a
-  // live field its response depends on it and the base URL alone: made once, frozen, shared.
+  const derived = hooks.present !== undefined && hooks.presentOfObjectAlone !== true;
+  if (derived || plan.live.length > 0 || !Object.isFrozen(obj)) return build(plan, obj, ctx, hooks);
+  // A frozen object comes from the store's cache and never changes; without a live field or a
+  // `present` hook that reads more than the object, its response depends on it and the base URL
+  // alone: made once, frozen, shared.
   const shown = Object.freeze(build(plan, obj, ctx, hooks));
   shownOf.set(obj, { base: ctx.baseUrl, shown });
   return shown;
