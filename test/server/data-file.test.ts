@@ -122,6 +122,16 @@ describe("a new admin key with file access", () => {
     }
   });
 
+  it("is in WAL mode with synchronous NORMAL, as docs/server.md says of its durability", () => {
+    const db = openDatabase(join(dir, "pragmas.db"));
+    try {
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(db.pragma("synchronous", { simple: true })).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   it("of an older format loses its index of every parent_id for one of the objects that have one", () => {
     const path = join(dir, "old-index.db");
     const old = openDatabase(path);
