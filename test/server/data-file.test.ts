@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintAdminKeyInFile } from "../../src/server/mint.js";
 import { startServer } from "../../src/server/server.js";
+import { openDatabase } from "../../src/server/store/database.js";
 import { EXAMPLE_FIXTURES } from "../helpers/server.js";
 import { caller } from "./http.js";
 
@@ -118,6 +119,44 @@ describe("a new admin key with file access", () => {
       expect(keys.body.keys).toHaveLength(1);
     } finally {
       await server.close();
+    }
+  });
+
+  it("is in WAL mode with synchronous NORMAL, as docs/server.md says of its durability", () => {
+    const db = openDatabase(join(dir, "pragmas.db"));
+    try {
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(db.pragma("synchronous", { simple: true })).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("of an older format loses its index of every parent_id for one of the objects that have one", () => {
+    const path = join(dir, "old-index.db");
+    const old = openDatabase(path);
+    old.exec("DROP INDEX resources_with_parent; CREATE INDEX resources_by_parent ON resources (parent_id)");
+    old.close();
+    const db = openDatabase(path);
+    try {
+      const indexes = db
+        .prepare<[], { name: string; sql: string | null }>(
+          "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'resources'",
+        )
+        .all();
+      expect(indexes.map((i) => i.name)).not.toContain("resources_by_parent");
+      expect(indexes.find((i) => i.name === "resources_with_parent")?.sql).toContain(
+        "WHERE parent_id IS NOT NULL",
+      );
+      // The children of an object (an edge's routes) are still found through it.
+      const plan = db
+        .prepare<[], { detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT * FROM resources WHERE parent_id = 'edghts_1' AND account_id = 'a' ORDER BY seq",
+        )
+        .all();
+      expect(plan.map((p) => p.detail).join(" ")).toContain("resources_with_parent");
+    } finally {
+      db.close();
     }
   });
 });

@@ -124,3 +124,28 @@ test("filters by event type", async () => {
   expect(only.length).toBeGreaterThan(0);
   expect(only.every((d) => d.event_type === "ip_policy_created.v0")).toBe(true);
 });
+
+test("a subscription created, changed or deleted counts from the next write on", async () => {
+  // The subscriptions of a write are read from the store's cache: each change must reach it at once.
+  const count = async (type: string) => (await deliveries(`?event_type=${type}`)).length;
+  const tunnels = await count("tunnel_created.v0");
+  await call("POST", "/tunnels", { public_url: "https://before.example.com" });
+  expect(await count("tunnel_created.v0")).toBe(tunnels);
+  const sub = await call("POST", "/event_subscriptions", {
+    sources: [{ type: "tunnel_created.v0" }],
+    destination_ids: [destinations[1]],
+  });
+  expect(sub.status, sub.text).toBe(201);
+  await call("POST", "/tunnels", { public_url: "https://created.example.com" });
+  expect(await count("tunnel_created.v0")).toBe(tunnels + 1);
+  const changed = await call("PATCH", sub.body.uri, { sources: [{ type: "bot_created.v0" }] });
+  expect(changed.status, changed.text).toBe(200);
+  const bots = await count("bot_created.v0");
+  await call("POST", "/tunnels", { public_url: "https://changed.example.com" });
+  await call("POST", "/bots", {});
+  expect(await count("tunnel_created.v0")).toBe(tunnels + 1);
+  expect(await count("bot_created.v0")).toBe(bots + 1);
+  expect((await call("DELETE", sub.body.uri)).status).toBe(204);
+  await call("POST", "/bots", {});
+  expect(await count("bot_created.v0")).toBe(bots + 1);
+});

@@ -1,12 +1,17 @@
 /** Identifiers the server makes (src/server/ids.ts): their form, and characters drawn without bias. */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   isWellFormedId,
   newId,
   newOperationId,
+  nowTimestamp,
   randomAlphanumeric,
   toTimestamp,
 } from "../../src/server/ids.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("server identifiers", () => {
   it("are a prefix and 27 (ids) or 20 (operation ids) alphanumerics, never the same twice", () => {
@@ -15,6 +20,31 @@ describe("server identifiers", () => {
     expect(isWellFormedId(ids[0] ?? "", "ak_")).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(newOperationId()).toMatch(/^op_[0-9A-Za-z]{20}$/);
+  });
+
+  it("begin with their second, so that later ids sort after earlier ones, and are random after it", () => {
+    vi.useFakeTimers();
+    const at = (iso: string) => {
+      vi.setSystemTime(new Date(iso));
+      return newId("ipp_").slice("ipp_".length);
+    };
+    const ids = [
+      at("1970-01-01T00:00:00.000Z"),
+      at("2026-11-25T08:00:00.000Z"),
+      at("2026-11-25T08:00:00.999Z"),
+      at("2026-11-25T08:00:01.000Z"),
+      at("2026-11-25T08:01:01.000Z"),
+      at("2100-01-01T00:00:00.000Z"),
+    ];
+    expect(ids[0]?.slice(0, 6)).toBe("000000");
+    // One second, one time part; the 21 characters after it differ.
+    expect(ids[1]?.slice(0, 6)).toBe(ids[2]?.slice(0, 6));
+    expect(ids[1]?.slice(6)).not.toBe(ids[2]?.slice(6));
+    // The seconds since 1970 in base 62, most significant first.
+    expect(ids[3]?.slice(0, 6)).toBe(base62(Date.UTC(2026, 10, 25, 8, 0, 1) / 1000));
+    const times = ids.map((id) => id.slice(0, 6));
+    expect(times.slice(2)).toEqual([...times.slice(2)].sort());
+    expect(new Set(times.slice(2)).size).toBe(4);
   });
 
   it("draw every one of the 62 characters equally often (no modulo bias)", () => {
@@ -30,7 +60,27 @@ describe("server identifiers", () => {
   });
 });
 
+/** The reference: `n` in base 62 over 0-9A-Za-z, 6 characters. */
+function base62(n: number): string {
+  const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  let out = "";
+  for (let i = 0, m = n; i < 6; i++, m = Math.floor(m / 62)) out = digits[m % 62] + out;
+  return out;
+}
+
 describe("timestamps", () => {
+  it("of now follow the clock across seconds (one text per second is kept)", () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date("2026-11-25T08:00:00.100Z"));
+    expect(nowTimestamp()).toBe("2026-11-25T08:00:00Z");
+    vi.setSystemTime(new Date("2026-11-25T08:00:00.900Z"));
+    expect(nowTimestamp()).toBe("2026-11-25T08:00:00Z");
+    vi.setSystemTime(new Date("2026-11-25T08:00:01.000Z"));
+    expect(nowTimestamp()).toBe("2026-11-25T08:00:01Z");
+    vi.setSystemTime(new Date("2025-01-31T12:00:00.000Z"));
+    expect(nowTimestamp()).toBe("2025-01-31T12:00:00Z");
+  });
+
   it("are RFC 3339 UTC to the second, milliseconds dropped", () => {
     expect(toTimestamp(new Date("2025-01-31T12:00:00.999Z"))).toBe("2025-01-31T12:00:00Z");
     expect(toTimestamp(new Date("1970-01-01T00:00:00.000Z"))).toBe("1970-01-01T00:00:00Z");

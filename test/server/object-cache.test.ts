@@ -2,7 +2,8 @@
  * The store's cache of objects and settings (src/server/store/object-cache.ts): a read served from
  * memory is never older than the database, whoever wrote it (this store, another connection to the
  * same data file, a transaction rolled back), and what it serves cannot be changed by a caller; nor
- * are the responses and JSON texts made once from cached objects (src/server/resources/render.ts).
+ * are the responses and JSON texts made once from cached objects (src/server/resources/render.ts), nor
+ * the list pages sent again (src/server/routes/context.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,5 +151,49 @@ describe("responses of cached objects", () => {
     const after = await call("GET", "/ssh_credentials");
     expect(after.body.ssh_credentials.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[0]]);
     expect(after.text).toBe(JSON.stringify(after.body));
+  });
+
+  it("of API keys are made once too, with their token null, and follow a change", async () => {
+    // API keys: a `present` hook that reads the object alone (token: null) lets them be kept.
+    const created = await call("POST", "/api_keys", { description: "kept" });
+    expect(created.body.token).toMatch(/^tgw_/);
+    const first = await call("GET", `/api_keys/${created.body.id}`);
+    const again = await call("GET", `/api_keys/${created.body.id}`);
+    expect(again.text).toBe(first.text);
+    expect(first.body).toEqual({ ...created.body, token: null });
+    const listed = await call("GET", "/api_keys?limit=1");
+    expect(listed.body.keys).toEqual([first.body]);
+    expect((await call("PATCH", `/api_keys/${created.body.id}`, { description: "changed" })).status).toBe(
+      200,
+    );
+    const changed = await call("GET", `/api_keys/${created.body.id}`);
+    expect(changed.body).toEqual({ ...created.body, description: "changed", token: null });
+    expect((await call("GET", "/api_keys?limit=1")).body.keys).toEqual([changed.body]);
+  });
+
+  it("send a page read again as it is now: after a create, after a delete, in UTF-8", async () => {
+    // IP policies: their pages are joined once and sent again while their objects stay the same.
+    const texts = (a: Answer) => a.body.ip_policies.map((p: { description: string }) => p.description);
+    const ids: string[] = [];
+    for (const d of ["première", "2nd €", "third 😀"]) {
+      ids.push((await call("POST", "/ip_policies", { description: d })).body.id);
+    }
+    const first = await call("GET", "/ip_policies?limit=3");
+    const again = await call("GET", "/ip_policies?limit=3");
+    expect(again.text).toBe(first.text);
+    expect(first.text).toBe(JSON.stringify(first.body));
+    expect(Number(first.headers.get("content-length"))).toBe(Buffer.byteLength(first.text));
+    expect(texts(first)).toEqual(["third 😀", "2nd €", "première"]);
+
+    const created = (await call("POST", "/ip_policies", { description: "fourth" })).body.id;
+    expect(texts(await call("GET", "/ip_policies?limit=3"))).toEqual(["fourth", "third 😀", "2nd €"]);
+    expect((await call("DELETE", `/ip_policies/${created}`)).status).toBe(204);
+    const deleted = await call("GET", "/ip_policies?limit=3");
+    expect(texts(deleted)).toEqual(["third 😀", "2nd €", "première"]);
+    expect(deleted.text).toBe(first.text);
+    // The same items under another envelope (a page of 2): its own uri and next page.
+    const two = await call("GET", "/ip_policies?limit=2");
+    expect(texts(two)).toEqual(["third 😀", "2nd €"]);
+    expect(two.body.next_page_uri).toBe(`${server.url}/ip_policies?before_id=${ids[1]}&limit=2`);
   });
 });

@@ -43,4 +43,9 @@ export interface KindHooks {
   beforeDelete?(obj: StoredObject, ctx: RequestContext): void;
   /** Response fields computed at read time, overriding stored ones (derived lists, null members). */
   present?(obj: StoredObject, ctx: RequestContext): Record<string, unknown>;
+  /**
+   * True when `present` reads nothing but the object and `ctx.baseUrl` (no other object, no clock,
+   * no caller): the response of a cached object is then made once and kept (../render.ts).
+   */
+  presentOfObjectAlone?: boolean;
 }

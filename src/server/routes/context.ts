@@ -8,7 +8,7 @@ import type { KindDescriptor } from "../../model/index.js";
 import { loadAccount } from "../account.js";
 import { problems } from "../errors.js";
 import type { RequestContext } from "../resources/context.js";
-import { responseJson } from "../resources/render.js";
+import { responseBytes, responseJson } from "../resources/render.js";
 
 /** The context of one API request. */
 export function contextOf(request: FastifyRequest): RequestContext {
@@ -81,10 +81,10 @@ export function listEnvelope(
 }
 
 /**
- * Sends a resource (or list of resources under `listKey`) as JSON text, first checking each against
- * the kind's `$defs.response` when the app has `checkResponses` on: a mismatch is a server bug (500).
- * The text is `JSON.stringify(body)`, with the items' texts made once for cached objects
- * (../resources/render.ts > responseJson).
+ * Sends a resource (or list of resources under `listKey`) as JSON, first checking each against the
+ * kind's `$defs.response` when the app has `checkResponses` on: a mismatch is a server bug (500).
+ * The body is `JSON.stringify(body)`; a list's is sent as one Buffer joined from its items' bytes,
+ * made once for cached objects (../resources/render.ts > responseJson, responseBytes).
  */
 export function sendChecked(
   reply: FastifyReply,
@@ -102,22 +102,69 @@ export function sendChecked(
         throw new Error(`response of ${kind.kind} does not match $defs.response: ${errors.join("; ")}`);
     }
   }
-  const json = listKey === undefined ? responseJson(body) : envelopeJson(body, listKey);
-  return reply.code(status).type("application/json; charset=utf-8").send(json);
+  // One object as text (Node writes a short string with the headers at once), a list as bytes.
+  const payload = listKey === undefined ? responseJson(body) : envelopeBytes(body, listKey);
+  return reply.code(status).type("application/json; charset=utf-8").send(payload);
 }
 
-/** `JSON.stringify(envelope)`, with each item's text from responseJson. */
-function envelopeJson(envelope: Record<string, unknown>, listKey: string): string {
-  const parts: string[] = [];
+const COMMA = Buffer.from(",");
+
+/** A page sent: its items (frozen responses of cached objects) and its bytes. */
+interface SentPage {
+  items: readonly unknown[];
+  bytes: Buffer;
+}
+
+/** Most pages kept by `sentPages`; past it the map starts again from empty. */
+const MAX_SENT_PAGES = 256;
+
+/**
+ * The last page sent of each list, by the rest of its envelope (`uri`, `next_page_uri`...): a page
+ * whose items are the very same frozen responses (../resources/render.ts: one per cached object,
+ * never changed, replaced when the object changes) has the same bytes, so a list read again is not
+ * joined again. Identity, not equality, is what is compared: 100 pointers.
+ */
+const sentPages = new Map<string, SentPage>();
+
+/**
+ * The UTF-8 of `JSON.stringify(envelope)`, joined from each item's bytes (responseBytes) and the
+ * envelope's other members: one copy of the page, no text of it; or the bytes of the same page sent
+ * before (`sentPages`).
+ */
+function envelopeBytes(envelope: Record<string, unknown>, listKey: string): Buffer {
+  const items = envelope[listKey] as Record<string, unknown>[];
+  // The envelope without its items, with a hole where they go.
+  let text = "{";
+  let first = true;
   for (const [key, value] of Object.entries(envelope)) {
     if (value === undefined) continue;
-    const json =
-      key === listKey
-        ? `[${(value as Record<string, unknown>[]).map(responseJson).join(",")}]`
-        : JSON.stringify(value);
-    parts.push(`${JSON.stringify(key)}:${json}`);
+    text += `${first ? "" : ","}${JSON.stringify(key)}:${key === listKey ? "\0" : JSON.stringify(value)}`;
+    first = false;
   }
-  return `{${parts.join(",")}}`;
+  text += "}";
+  const sent = sentPages.get(text);
+  if (sent !== undefined && sameItems(sent.items, items)) return sent.bytes;
+  const hole = text.indexOf("\0");
+  const parts: Buffer[] = [Buffer.from(`${text.slice(0, hole)}[`)];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(responseBytes(items[i] as Record<string, unknown>));
+  }
+  parts.push(Buffer.from(`]${text.slice(hole + 1)}`));
+  const bytes = Buffer.concat(parts);
+  // Only pages of frozen responses are kept: another response object may have other content.
+  if (items.every((item) => Object.isFrozen(item))) {
+    if (sentPages.size >= MAX_SENT_PAGES) sentPages.clear();
+    sentPages.set(text, { items: items.slice(), bytes });
+  }
+  return bytes;
+}
+
+/** Whether two lists hold the same objects (identity) in the same order. */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];

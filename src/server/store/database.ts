@@ -18,6 +18,9 @@
  * - `event_deliveries`: every event delivered to a destination (docs/design.md section 5 > Events), with
  *   its account.
  *
+ * Indexes of `resources`: `id` (unique), (account_id, kind, parent_id, seq) for lists, and parent_id
+ * of the objects that have one, for children.
+ *
  * A file written before accounts existed is migrated on open: its objects go to the default account.
  */
 import { mkdirSync } from "node:fs";
@@ -43,7 +46,6 @@ CREATE TABLE IF NOT EXISTS resources (
   account_id TEXT NOT NULL DEFAULT '',
   created_by TEXT
 );
-CREATE INDEX IF NOT EXISTS resources_by_parent ON resources (parent_id);
 CREATE TABLE IF NOT EXISTS tombstones (
   id TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
@@ -82,9 +84,13 @@ function migrate(db: Database.Database): void {
     if (!columns.some((c) => c.name === column))
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
   }
+  // Objects with a parent (routes, modules) are few: an index of those alone is not written by the
+  // insert of every other object, as the index of every parent_id (NULL mostly) was.
   db.exec(`
     DROP INDEX IF EXISTS resources_by_kind;
+    DROP INDEX IF EXISTS resources_by_parent;
     CREATE INDEX IF NOT EXISTS resources_by_account_kind ON resources (account_id, kind, parent_id, seq);
+    CREATE INDEX IF NOT EXISTS resources_with_parent ON resources (parent_id) WHERE parent_id IS NOT NULL;
   `);
 }
 
@@ -96,7 +102,13 @@ function migrate(db: Database.Database): void {
 export function openDatabase(path?: string): Database.Database {
   if (path !== undefined) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path ?? ":memory:");
-  if (path !== undefined) db.pragma("journal_mode = WAL");
+  if (path !== undefined) {
+    db.pragma("journal_mode = WAL");
+    // Said, not left to the build's default (better-sqlite3's is the same): with WAL, NORMAL syncs at
+    // checkpoints, not at every commit. A killed server loses no committed write; a power loss or
+    // an OS crash may lose the last ones, never the file's consistency (docs/server.md > Storage).
+    db.pragma("synchronous = NORMAL");
+  }
   db.pragma("foreign_keys = ON");
   db.exec(SCHEMA);
   migrate(db);

@@ -82,8 +82,20 @@ function prepare(db: Database.Database) {
   type A = { account: string };
   return {
     getAny: db.prepare<[string], Row>("SELECT * FROM resources WHERE id = ?"),
-    insert: db.prepare<[A & Omit<Row, "seq" | "account_id">]>(
-      "INSERT INTO resources (account_id, kind, id, parent_id, created_at, updated_at, created_by, body) VALUES (@account, @kind, @id, @parent_id, @created_at, @updated_at, @created_by, @body)",
+    // Positional: binding named parameters looks each one up on an object, on every create.
+    insert: db.prepare<
+      [
+        account: string,
+        kind: string,
+        id: string,
+        parent: string | null,
+        createdAt: string,
+        updatedAt: string,
+        createdBy: string | null,
+        body: string,
+      ]
+    >(
+      "INSERT INTO resources (account_id, kind, id, parent_id, created_at, updated_at, created_by, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     update: db.prepare<[A & { id: string; body: string; at: string }], Row>(
       "UPDATE resources SET body = @body, updated_at = @at WHERE id = @id AND account_id = @account RETURNING *",
@@ -297,7 +309,6 @@ export class ResourceStore {
   }
 
   #toObject(row: Row): StoredObject {
-    const parsed = JSON.parse(row.body) as Record<string, unknown>;
     return {
       seq: row.seq,
       kind: row.kind,
@@ -306,8 +317,14 @@ export class ResourceStore {
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       createdBy: row.created_by,
-      body: this.#d.box ? (this.#d.box.open(parsed) as Record<string, unknown>) : parsed,
+      body: this.#bodyOf(row.body),
     };
+  }
+
+  /** A body from its stored JSON text (secrets opened). */
+  #bodyOf(text: string): Record<string, unknown> {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    return this.#d.box ? (this.#d.box.open(parsed) as Record<string, unknown>) : parsed;
   }
 
   /** A row read outside the cache, kept in it, and the object. */
@@ -349,20 +366,30 @@ export class ResourceStore {
    */
   insert(kind: string, id: string, parentId: string | null, body: object, createdAt?: string): StoredObject {
     const at = createdAt ?? nowTimestamp();
-    const values = {
+    const text = this.#serialize(body);
+    const { lastInsertRowid } = this.#d.stmt.insert.run(
+      this.#account,
       kind,
       id,
-      parent_id: parentId,
-      created_at: at,
-      updated_at: at,
-      created_by: this.#actor,
-      body: this.#serialize(body),
-    };
-    const { lastInsertRowid } = this.#d.stmt.insert.run({ account: this.#account, ...values });
+      parentId,
+      at,
+      at,
+      this.#actor,
+      text,
+    );
     const seq = Number(lastInsertRowid);
     this.#d.cache.inserted(this.#account, kind, parentId, seq);
     // The object as a read of the row would give it (the body through its stored JSON form).
-    return this.#toObject({ ...values, seq, account_id: this.#account });
+    return {
+      seq,
+      kind,
+      id,
+      parentId,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: this.#actor,
+      body: this.#bodyOf(text),
+    };
   }
 
   /** Replaces the body of an existing object (updated_at = now). @throws Error if it does not exist. */
@@ -442,6 +469,14 @@ export class ResourceStore {
       out.push(hit.obj);
     }
     return out;
+  }
+
+  /**
+   * Every object of a list (`kind` under `parentId`), oldest first, from memory when the cache holds
+   * them (see `page`).
+   */
+  list(kind: string, parentId: string | null = null): StoredObject[] {
+    return this.page(kind, parentId, Number.MAX_SAFE_INTEGER).reverse();
   }
 
   /** Every object of a kind (any parent), newest first. */

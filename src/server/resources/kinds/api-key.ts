@@ -16,4 +16,5 @@ export const apiKeyHooks: KindHooks = {
     };
   },
   present: () => ({ token: null }),
+  presentOfObjectAlone: true,
 };

@@ -71,4 +71,5 @@ export const samlHooks: KindHooks = {
       single_logout_url: `${base}/slo`,
     };
   },
+  presentOfObjectAlone: true,
 };
