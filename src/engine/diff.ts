@@ -13,7 +13,11 @@ export function diffValues(kind: KindDescriptor, desired: Values, live: Values):
   for (const name of Object.keys(desired).sort()) {
     const field = kind.fields.find((f) => f.name === name);
     if (field?.writeOnly && !(name in live)) continue;
-    if (canonicalJson(desired[name]) !== canonicalJson(live[name])) changed.push(name);
+    const a = desired[name];
+    const b = live[name];
+    // Two strings are equal as JSON exactly when they are equal: most fields, without writing them.
+    if (typeof a === "string" && typeof b === "string" ? a !== b : canonicalJson(a) !== canonicalJson(b))
+      changed.push(name);
   }
   return changed;
 }

@@ -21,13 +21,14 @@
 import { isRef } from "../config/desired.js";
 import {
   canonicalJson,
-  decodeMetadata,
   type FieldDescriptor,
   type JsonSchema,
   type KindDescriptor,
+  markerIn,
   normalizeUserMetadata,
   type UserMetadata,
   userMetadataObject,
+  withoutMarker,
 } from "../model/index.js";
 import type { Values } from "./action.js";
 import { DIGEST_PREFIX, digestOf } from "./fingerprint.js";
@@ -113,7 +114,20 @@ export function desiredMetadata(user: UserMetadata): string {
 /** The user part of live metadata text, marker removed, comparable with `desiredMetadata`. */
 export function liveMetadata(wire: unknown): string {
   if (typeof wire !== "string") return "";
-  return unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user));
+  // What unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user)) gives, with one JSON.parse and
+  // at most one canonicalJson (that chain parsed and wrote the same object up to three times; canonical
+  // JSON read back and written again is the same text). test/engine/normalize.test.ts compares them.
+  const obj = userMetadataObject(wire);
+  if (!obj) return wire;
+  const marked = markerIn(obj) !== undefined;
+  const rest = marked ? withoutMarker(obj) : obj;
+  const keys = Object.keys(rest);
+  if (keys.length === 0) return "";
+  if (keys.length === 1 && typeof rest.value === "string") {
+    // A marked `{"value": text}` is how a plain string was sent: that text is the user's, read as such.
+    return marked ? desiredMetadata(rest.value) : rest.value;
+  }
+  return canonicalJson(rest);
 }
 
 /** Reads a response value at a `live` path: `backend.id`, or `ip_policies[].id` (a list of ids). */
