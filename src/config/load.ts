@@ -101,13 +101,17 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     fileRoots: fileRoots([configDir, ...dirs.values()], env, cwd),
     filesRead: new Set(),
     fileCache: new Map<string, FileRead>(),
+    filePaths: new Map(),
     problems,
   };
   const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
   const entries: Entry[] = [];
   const byAddress = new Map<string, Entry>();
+  const optionsByKind = new Map<string, Set<string>>();
   for (const r of unique(raw, problems)) {
-    const optionNames = new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    const optionNames =
+      optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    optionsByKind.set(r.kind.kind, optionNames);
     const fieldEntries = r.body.entries.filter((e) => !optionNames.has(e.key));
     const optionEntries = r.body.entries.filter((e) => optionNames.has(e.key));
     const entry: Entry = {

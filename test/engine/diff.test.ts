@@ -1,0 +1,39 @@
+/**
+ * `diffValues` walks the kind's field names sorted once per kind (src/engine/diff.ts); the result must
+ * stay the sorted names of the differing fields, whatever order the values were built in.
+ */
+import { describe, expect, it } from "vitest";
+import { diffValues } from "../../src/engine/diff.js";
+import { getKind } from "../../src/model/index.js";
+
+describe("diffValues", () => {
+  const kind = getKind("tunnel_group_backend");
+
+  it("names the differing fields in sorted order, values built in any order", () => {
+    const desired = { metadata: "m", labels: { a: "1" }, description: "d" };
+    const live = { description: "x", labels: { a: "2" }, metadata: "y" };
+    expect(diffValues(kind, desired, live)).toEqual(["description", "labels", "metadata"]);
+    expect(
+      diffValues(kind, { labels: { a: "1" }, description: "d" }, { description: "d", labels: {} }),
+    ).toEqual(["labels"]);
+  });
+
+  it("compares strings and structures as canonical JSON does", () => {
+    expect(
+      diffValues(
+        kind,
+        { description: "d", labels: { b: "2", a: "1" } },
+        { description: "d", labels: { a: "1", b: "2" } },
+      ),
+    ).toEqual([]);
+    expect(diffValues(kind, { description: "1" }, { description: 1 })).toEqual(["description"]);
+  });
+
+  it("still sorts a key the kind does not have", () => {
+    expect(diffValues(kind, { zz: 1, description: "d", aa: 2 }, { description: "e" })).toEqual([
+      "aa",
+      "description",
+      "zz",
+    ]);
+  });
+});
