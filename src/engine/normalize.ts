@@ -38,7 +38,20 @@ interface FieldAnnotation {
   unordered?: boolean;
 }
 
-const annotation = (schema: JsonSchema): FieldAnnotation => (schema["x-tgw"] ?? {}) as FieldAnnotation;
+const NO_ANNOTATION: FieldAnnotation = Object.freeze({});
+const annotation = (schema: JsonSchema): FieldAnnotation =>
+  (schema["x-tgw"] ?? NO_ANNOTATION) as FieldAnnotation;
+
+/** `Object.entries(schema.properties)`, once per schema node (every object value of a kind walks it). */
+function propertyEntries(props: Record<string, JsonSchema>): [string, JsonSchema][] {
+  let entries = propertyCache.get(props);
+  if (entries === undefined) {
+    entries = Object.entries(props);
+    propertyCache.set(props, entries);
+  }
+  return entries;
+}
+const propertyCache = new WeakMap<object, [string, JsonSchema][]>();
 
 /**
  * The comparable form of one value under `schema` (nested `x-tgw` annotations honoured).
@@ -74,7 +87,7 @@ export function normalizeValue(
     const props = schema.properties as Record<string, JsonSchema> | undefined;
     const out: Record<string, unknown> = {};
     if (props) {
-      for (const [key, propSchema] of Object.entries(props)) {
+      for (const [key, propSchema] of propertyEntries(props)) {
         let v = normalizeValue(propSchema, obj[key]);
         if (v === undefined && "default" in propSchema) v = normalizeValue(propSchema, propSchema.default);
         if (v !== undefined) out[key] = v;
