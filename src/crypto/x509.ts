@@ -91,6 +91,15 @@ interface ChainEntry {
 /** Every certificate of the chain, checked against the rules above; never empty. */
 const readChain = memoByText(readChainOnce);
 
+/**
+ * Both parses of one certificate, by its DER bytes in base64: distinct chains repeat their issuers
+ * (one CA signs many leaves), and the ASN.1 parse is the cost of reading a chain (see ./memo.ts).
+ */
+const parseCertificate = memoByText((base64: string): ChainEntry => {
+  const der = Buffer.from(base64, "base64");
+  return { parsed: new X509Certificate(der), node: new NodeX509Certificate(der) };
+});
+
 function readChainOnce(pem: string, what: string): ChainEntry[] {
   if (typeof pem !== "string") throw new CryptoInputError(`${what} must be a string of PEM text`);
   if (pem.trim() === "") throw new CryptoInputError(`${what} is empty: expected a PEM certificate chain`);
@@ -110,7 +119,7 @@ function readChainOnce(pem: string, what: string): ChainEntry[] {
       );
     }
     try {
-      return { parsed: new X509Certificate(block.der), node: new NodeX509Certificate(block.der) };
+      return parseCertificate(block.der.toString("base64"), what);
     } catch (err) {
       throw new CryptoInputError(`${what}: PEM block ${block.index} is not a valid X.509 certificate`, {
         cause: err,
