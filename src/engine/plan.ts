@@ -32,7 +32,7 @@ import {
   type Match,
   matchOwnership,
 } from "./ownership.js";
-import { resolveRefs, unresolvedRefs } from "./refs.js";
+import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
@@ -184,7 +184,8 @@ function planMatch(
   lineage: string,
 ): Change {
   const kind = getKind(m.resource.kind);
-  const fields = resolveRefs(m.resource.fields, idOf);
+  // Read only here: most resources hold no ref, and need no copy with refs resolved.
+  const fields = holdsRefs(m.resource.fields) ? resolveRefs(m.resource.fields, idOf) : m.resource.fields;
   const after = desiredValues(kind, fields);
   const base = {
     address: m.resource.address,

@@ -1,9 +1,11 @@
 /**
- * `diffValues` walks the kind's field names sorted once per kind (src/engine/diff.ts); the result must
- * stay the sorted names of the differing fields, whatever order the values were built in.
+ * Shortcuts of the planner's per-object work: `diffValues` walks the kind's field names sorted once
+ * per kind (src/engine/diff.ts), and the planner copies fields to resolve refs only when `holdsRefs`
+ * (src/engine/refs.ts). Results must be those of the longer way.
  */
 import { describe, expect, it } from "vitest";
 import { diffValues } from "../../src/engine/diff.js";
+import { holdsRefs, resolveRefs } from "../../src/engine/refs.js";
 import { getKind } from "../../src/model/index.js";
 
 describe("diffValues", () => {
@@ -35,5 +37,26 @@ describe("diffValues", () => {
       "description",
       "zz",
     ]);
+  });
+});
+
+describe("holdsRefs", () => {
+  it("says when resolveRefs would change a value", () => {
+    const ref = { $ref: "event_destinations.a" };
+    const cases: Record<string, unknown>[] = [
+      { description: "d", labels: { a: "1" } },
+      { destination_ids: [ref] },
+      { destination_ids: ["ed_1", ref] },
+      { backend: ref },
+      { nested: { deeper: ref } }, // resolveRefs does not look inside mappings
+      Object.create({ description: "inherited" }) as Record<string, unknown>,
+    ];
+    for (const fields of cases) {
+      const resolved = resolveRefs(fields, () => "id_1");
+      const same =
+        JSON.stringify(resolved) === JSON.stringify(fields) &&
+        Object.getPrototypeOf(fields) === Object.prototype;
+      expect(holdsRefs(fields)).toBe(!same);
+    }
   });
 });
