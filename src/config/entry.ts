@@ -51,7 +51,10 @@ export interface Entry {
 
 /** JSON pointer of `key` inside `parent` (RFC 6901 escaping, as Ajv's `instancePath`). */
 export function pointerChild(parent: string, key: string | number): string {
-  return `${parent}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+  if (typeof key === "number") return `${parent}/${key}`;
+  // Most keys need no escaping: no regular expression run for them (one per field of every entry).
+  if (!key.includes("~") && !key.includes("/")) return `${parent}/${key}`;
+  return `${parent}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
 /** The nearest indexed location at or above `pointer` (a missing field points at its parent). */

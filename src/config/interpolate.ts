@@ -41,6 +41,11 @@ export interface InterpolationContext {
   fileRoots: readonly string[];
   /** Files already read during this load, by absolute path. */
   fileCache: Map<string, FileRead>;
+  /**
+   * Absolute and display paths of `${file:}` arguments already seen in this load, by the directory
+   * they are relative to and the argument (a PEM named by thousands of objects is resolved once).
+   */
+  filePaths?: Map<string, { abs: string; shown: string }>;
   problems: ProblemList;
 }
 
@@ -205,14 +210,14 @@ export function interpolateString(
         ctx.problems.add(pos, path, "${file:PATH} needs a path");
         continue;
       }
-      const abs = isAbsolute(arg) ? arg : resolve(ctx.dirOf(pos.file), arg);
+      const { abs, shown } = filePath(arg, pos, ctx);
       ctx.filesRead.add(abs);
       const read = readText(abs, ctx);
       if ("error" in read) {
-        ctx.problems.add(pos, path, `cannot read \${file:${arg}}: ${read.error} (${ctx.display(abs)})`);
+        ctx.problems.add(pos, path, `cannot read \${file:${arg}}: ${read.error} (${shown})`);
         continue;
       }
-      file = ctx.display(abs);
+      file = shown;
       parts.push(read.text);
       continue;
     }
@@ -221,6 +226,18 @@ export function interpolateString(
     ctx.problems.add(pos, path, `unknown interpolation ${shown}: expected ${SYNTAX}`);
   }
   return { value: parts.join(""), ...(file === undefined ? {} : { file }), ...(env ? { env } : {}) };
+}
+
+/** The absolute path of a `${file:}` argument written at `pos`, and how it is shown. */
+function filePath(arg: string, pos: Position, ctx: InterpolationContext): { abs: string; shown: string } {
+  const dir = isAbsolute(arg) ? "" : ctx.dirOf(pos.file);
+  const key = `${dir}\0${arg}`;
+  const hit = ctx.filePaths?.get(key);
+  if (hit) return hit;
+  const abs = dir === "" ? arg : resolve(dir, arg);
+  const found = { abs, shown: ctx.display(abs) };
+  ctx.filePaths?.set(key, found);
+  return found;
 }
 
 /** The text of a file as `${file:}` reads it (cached in `ctx.fileCache`; at most `MAX_FILE_BYTES`). */

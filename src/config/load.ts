@@ -103,18 +103,39 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     fileRoots: fileRoots([configDir, ...dirs.values()], env, cwd),
     filesRead: new Set(),
     fileCache: new Map<string, FileRead>(),
+    filePaths: new Map(),
     problems,
   };
   const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
   const entries: Entry[] = [];
   const byAddress = new Map<string, Entry>();
+  const optionsByKind = new Map<string, Set<string>>();
   for (const r of unique(raw, problems)) {
-    const optionNames = new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    const optionNames =
+      optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    optionsByKind.set(r.kind.kind, optionNames);
     const fieldEntries = r.body.entries.filter((e) => !optionNames.has(e.key));
     const optionEntries = r.body.entries.filter((e) => optionNames.has(e.key));
-    const entry: Entry = {
-      ...r,
-      ...interpolateFields(fieldEntries, r.keyPos, r.address, ctx),
+    const { fields, index, refs, fromFile, fromEnv } = interpolateFields(
+      fieldEntries,
+      r.keyPos,
+      r.address,
+      ctx,
+    );
+    // Written out rather than spread (`{...r, ...interpolated}`): object spread is a slow copy, once
+    // per entry; the properties and their order are the same.
+    const entry: Entry & { name: string } = {
+      address: r.address,
+      kind: r.kind,
+      name: r.name,
+      keyPos: r.keyPos,
+      body: r.body,
+      ...(r.pathParams === undefined ? {} : { pathParams: r.pathParams }),
+      fields,
+      index,
+      refs,
+      fromFile,
+      fromEnv,
       options: readOptions(optionEntries, {
         kind: r.kind.kind,
         name: r.name,
@@ -133,7 +154,10 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const moved = checkMoved(movedEntries, new Set(byAddress.keys()), problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
-  const resources = entries.map(toDesired).sort((a, b) => (a.address < b.address ? -1 : 1));
+  // Addresses are unique (`unique`): sorting them as strings, without a comparator called from the
+  // sort, gives the order `a.address < b.address` gave.
+  const byAddressSorted = [...byAddress.keys()].sort();
+  const resources = byAddressSorted.map((a) => toDesired(byAddress.get(a) as Entry));
   const allFiles = [...new Set([...files, ...ctx.filesRead])].sort();
   return {
     desired: {

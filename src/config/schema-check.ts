@@ -252,10 +252,30 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !isRef(v);
 }
 
+/**
+ * `v` with every RefValue replaced by its `${ref:...}` text. A value that holds no ref is returned as
+ * it is (the validators only read it), so the common entry costs no copy.
+ */
 function withoutRefs(v: unknown): unknown {
+  return needsCopy(v) ? copyWithoutRefs(v) : v;
+}
+
+/**
+ * True when `v` holds a ref, or an object not made by `{}` (a YAML `__proto__` key sets its
+ * prototype): the copy turns that into a plain object, as the validators always saw it.
+ */
+function needsCopy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(needsCopy);
+  if (typeof v !== "object" || v === null) return false;
+  if (isRef(v) || Object.getPrototypeOf(v) !== Object.prototype) return true;
+  for (const x of Object.values(v)) if (needsCopy(x)) return true;
+  return false;
+}
+
+function copyWithoutRefs(v: unknown): unknown {
   if (isRef(v)) return `\${ref:${v.$ref}}`;
-  if (Array.isArray(v)) return v.map(withoutRefs);
-  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutRefs(x)]));
+  if (Array.isArray(v)) return v.map(copyWithoutRefs);
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copyWithoutRefs(x)]));
   return v;
 }
 

@@ -10,17 +10,20 @@
  * test/config/yaml-fast.test.ts checks that both paths give the same tree, positions included.
  */
 import jsYaml from "js-yaml";
-import type { MapEntry, Node, Position } from "./source.js";
+import type { MapEntry, Node, Position, ScalarNode } from "./source.js";
 
 /** YAML 1.2 core schema: the one the `yaml` package uses (no timestamps, no binary, no merge here). */
 const SCHEMA = jsYaml.CORE_SCHEMA;
 
 interface Frame {
   start: number;
-  kids: Node[];
+  /** Made at the first kid: most nodes are scalars, which have none. */
+  kids: Node[] | undefined;
   /** Where each kid's text starts. */
-  kidStarts: number[];
+  kidStarts: number[] | undefined;
 }
+
+const NO_KIDS: readonly Node[] = Object.freeze([]);
 
 class Unsupported extends Error {}
 
@@ -54,7 +57,7 @@ export function parseYamlFast(
       maxDepth: maxDepth + 2,
       listener(event, state: jsYaml.State & { anchor?: string | null }) {
         if (event === "open") {
-          stack.push({ start: state.position, kids: [], kidStarts: [] });
+          stack.push({ start: state.position, kids: undefined, kidStarts: undefined });
           return;
         }
         const frame = stack.pop();
@@ -66,9 +69,9 @@ export function parseYamlFast(
         }
         // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node.
         const node =
-          frame.kids.length === 1 && frame.kidStarts[0] === start
+          frame.kids?.length === 1 && frame.kidStarts?.[0] === start
             ? (frame.kids[0] as Node)
-            : build(state.kind, state.result, frame.kids, start, frame.start, at);
+            : build(state.kind, state.result, frame.kids ?? NO_KIDS, start, frame.start, at);
         // js-yaml's core schema also reads `0b11` and drops the sign of `-0`: numbers must be YAML 1.2's.
         if (typeof state.result === "number") {
           const source = text.slice(start, state.position).trim();
@@ -77,8 +80,13 @@ export function parseYamlFast(
         }
         const parent = stack[stack.length - 1];
         if (parent) {
-          parent.kids.push(node);
-          parent.kidStarts.push(start);
+          if (parent.kids === undefined || parent.kidStarts === undefined) {
+            parent.kids = [node];
+            parent.kidStarts = [start];
+          } else {
+            parent.kids.push(node);
+            parent.kidStarts.push(start);
+          }
         } else {
           roots.push(node);
         }
@@ -99,7 +107,7 @@ export function parseYamlFast(
 function build(
   kind: string | null,
   value: unknown,
-  kids: Node[],
+  kids: readonly Node[],
   start: number,
   rawStart: number,
   at: (offset: number) => Position,
@@ -107,7 +115,7 @@ function build(
   if (kind === "mapping") return buildMap(value, kids, at(start));
   if (kind === "sequence") {
     if (!Array.isArray(value) || value.length !== kids.length) throw new Unsupported();
-    return { type: "seq", items: kids, pos: at(start) };
+    return { type: "seq", items: kids === NO_KIDS ? [] : (kids as Node[]), pos: at(start) };
   }
   if (kids.length !== 0) throw new Unsupported();
   if (value !== null && typeof value === "object") throw new Unsupported();
@@ -115,10 +123,12 @@ function build(
   // A value with no text at all (`key:` then a newline) is placed where it would start, as the full
   // parser does; an empty key is left to the full parser.
   const empty = kind === null && scalar === null;
-  return { type: "scalar", value: scalar, pos: at(empty ? rawStart : start), ...(empty ? { empty } : {}) };
+  if (!empty) return { type: "scalar", value: scalar, pos: at(start) };
+  const marked: ScalarNode & { empty: true } = { type: "scalar", value: scalar, pos: at(rawStart), empty };
+  return marked;
 }
 
-function buildMap(value: unknown, kids: Node[], pos: Position): Node {
+function buildMap(value: unknown, kids: readonly Node[], pos: Position): Node {
   if (value === null || typeof value !== "object" || Array.isArray(value) || kids.length % 2 !== 0) {
     throw new Unsupported();
   }

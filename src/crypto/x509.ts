@@ -93,11 +93,19 @@ function readCertificate(block: PemBlock, what: string): X509Certificate {
     );
   }
   try {
-    return new X509Certificate(block.der);
+    return parseCertificate(block.der.toString("base64"), what);
   } catch (err) {
     throw notACertificate(block.index, what, err);
   }
 }
+
+/**
+ * One certificate, by its DER bytes in base64: distinct chains repeat their issuers (one CA signs many
+ * leaves), so each is parsed once (see ./memo.ts).
+ */
+const parseCertificate = memoByText((base64: string): X509Certificate => {
+  return new X509Certificate(Buffer.from(base64, "base64"));
+});
 
 /** The error of a PEM block that does not parse as a certificate. */
 export function notACertificate(index: number, what: string, cause: unknown): CryptoInputError {

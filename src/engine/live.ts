@@ -5,6 +5,7 @@
  */
 import {
   canonicalJson,
+  decodeMarker,
   decodeMetadata,
   getKind,
   type KindDescriptor,
@@ -66,7 +67,9 @@ export function liveMetadataOf(
 
 /** Builds a `LiveObject` from a response body, decoding its ownership marker. */
 export function liveObject(kind: string, id: string, raw: Record<string, unknown>): LiveObject {
-  const marker = liveMetadataOf(getKind(kind), raw)?.marker;
+  const field = getKind(kind).metadataField;
+  const text = field ? raw[field] : undefined;
+  const marker = typeof text === "string" ? decodeMarker(text) : undefined;
   return marker ? { kind, id, raw, marker } : { kind, id, raw };
 }
 

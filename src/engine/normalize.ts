@@ -21,13 +21,14 @@
 import { isRef } from "../config/desired.js";
 import {
   canonicalJson,
-  decodeMetadata,
   type FieldDescriptor,
   type JsonSchema,
   type KindDescriptor,
+  markerIn,
   normalizeUserMetadata,
   type UserMetadata,
   userMetadataObject,
+  withoutMarker,
 } from "../model/index.js";
 import type { Values } from "./action.js";
 import { DIGEST_PREFIX, digestOf } from "./fingerprint.js";
@@ -37,7 +38,20 @@ interface FieldAnnotation {
   unordered?: boolean;
 }
 
-const annotation = (schema: JsonSchema): FieldAnnotation => (schema["x-tgw"] ?? {}) as FieldAnnotation;
+const NO_ANNOTATION: FieldAnnotation = Object.freeze({});
+const annotation = (schema: JsonSchema): FieldAnnotation =>
+  (schema["x-tgw"] ?? NO_ANNOTATION) as FieldAnnotation;
+
+/** `Object.entries(schema.properties)`, once per schema node (every object value of a kind walks it). */
+function propertyEntries(props: Record<string, JsonSchema>): [string, JsonSchema][] {
+  let entries = propertyCache.get(props);
+  if (entries === undefined) {
+    entries = Object.entries(props);
+    propertyCache.set(props, entries);
+  }
+  return entries;
+}
+const propertyCache = new WeakMap<object, [string, JsonSchema][]>();
 
 /**
  * The comparable form of one value under `schema` (nested `x-tgw` annotations honoured).
@@ -73,7 +87,7 @@ export function normalizeValue(
     const props = schema.properties as Record<string, JsonSchema> | undefined;
     const out: Record<string, unknown> = {};
     if (props) {
-      for (const [key, propSchema] of Object.entries(props)) {
+      for (const [key, propSchema] of propertyEntries(props)) {
         let v = normalizeValue(propSchema, obj[key]);
         if (v === undefined && "default" in propSchema) v = normalizeValue(propSchema, propSchema.default);
         if (v !== undefined) out[key] = v;
@@ -113,7 +127,20 @@ export function desiredMetadata(user: UserMetadata): string {
 /** The user part of live metadata text, marker removed, comparable with `desiredMetadata`. */
 export function liveMetadata(wire: unknown): string {
   if (typeof wire !== "string") return "";
-  return unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user));
+  // What unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user)) gives, with one JSON.parse and
+  // at most one canonicalJson (that chain parsed and wrote the same object up to three times; canonical
+  // JSON read back and written again is the same text). test/engine/normalize.test.ts compares them.
+  const obj = userMetadataObject(wire);
+  if (!obj) return wire;
+  const marked = markerIn(obj) !== undefined;
+  const rest = marked ? withoutMarker(obj) : obj;
+  const keys = Object.keys(rest);
+  if (keys.length === 0) return "";
+  if (keys.length === 1 && typeof rest.value === "string") {
+    // A marked `{"value": text}` is how a plain string was sent: that text is the user's, read as such.
+    return marked ? desiredMetadata(rest.value) : rest.value;
+  }
+  return canonicalJson(rest);
 }
 
 /** Reads a response value at a `live` path: `backend.id`, or `ip_policies[].id` (a list of ids). */

@@ -122,6 +122,7 @@ export function matchOwnership(input: {
   const claimed = new Set<string>();
   const matches: Match[] = [];
   const pending: DesiredResource[] = [];
+  const anyDeposed = Object.keys(state.resources).some((a) => a.endsWith(DEPOSED_SUFFIX));
   // Rules 1 and 2 first, so that rule 3 never takes an object the state gives to another address.
   for (const resource of resources) {
     const record = state.resources[resource.address];
@@ -141,7 +142,9 @@ export function matchOwnership(input: {
     }
     // A replace whose new object may exist already (its old id is recorded as deposed): the marker decides.
     const replacing =
-      record !== undefined && state.resources[resource.address + DEPOSED_SUFFIX]?.id === record.id;
+      record !== undefined &&
+      anyDeposed && // without deposed records, no lookup of a made-up address per resource
+      state.resources[resource.address + DEPOSED_SUFFIX]?.id === record.id;
     const obj =
       record && record.kind === resource.kind && !replacing ? ours(live.objects.get(record.id)) : undefined;
     if (obj && obj.kind === resource.kind) {

@@ -18,7 +18,7 @@
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { canonicalJson, getKind } from "../model/index.js";
 import type { StateSnapshot } from "../state/store.js";
-import type { Change, Plan, Values } from "./action.js";
+import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
 import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
 import { type LiveState, liveFingerprint } from "./live.js";
@@ -32,7 +32,7 @@ import {
   type Match,
   matchOwnership,
 } from "./ownership.js";
-import { resolveRefs, unresolvedRefs } from "./refs.js";
+import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
@@ -49,6 +49,12 @@ export interface PlanInput {
   replace?: readonly string[];
   /** The configuration's `moved:` entries (./moves.ts). */
   moves?: readonly Move[];
+  /**
+   * Compute the basis fingerprints when they are first read instead of now (`tgw plan`: its human
+   * and markdown output never reads them, and they cost a canonical JSON of every object). The
+   * desired and live state must then stay unchanged until they are read.
+   */
+  lazyFingerprints?: boolean;
 }
 
 /**
@@ -133,13 +139,41 @@ export function makePlan(input: PlanInput): Plan {
     destroy,
     changes,
     forget: forget.sort(),
-    basis: {
-      lineage: state.serial === 0 ? "" : state.lineage,
-      serial: state.serial,
-      liveFingerprint: liveFingerprint(input.live),
-      desiredFingerprint: desiredFingerprint(desired),
-    },
+    basis: planBasis(
+      state,
+      () => liveFingerprint(input.live),
+      () => desiredFingerprint(desired),
+      input.lazyFingerprints === true,
+    ),
     ...(foreign ? { foreignLineages: foreign } : {}),
+  };
+}
+
+/**
+ * The basis of a plan made against `state`; with `lazy`, each fingerprint is computed on its first
+ * read (enumerable getters: JSON and spreads read them like plain fields) and kept.
+ */
+function planBasis(
+  state: StateSnapshot,
+  live: () => string,
+  desired: () => string,
+  lazy: boolean,
+): PlanBasis {
+  const lineage = state.serial === 0 ? "" : state.lineage;
+  if (!lazy) return { lineage, serial: state.serial, liveFingerprint: live(), desiredFingerprint: desired() };
+  let liveValue: string | undefined;
+  let desiredValue: string | undefined;
+  return {
+    lineage,
+    serial: state.serial,
+    get liveFingerprint() {
+      liveValue ??= live();
+      return liveValue;
+    },
+    get desiredFingerprint() {
+      desiredValue ??= desired();
+      return desiredValue;
+    },
   };
 }
 
@@ -150,7 +184,8 @@ function planMatch(
   lineage: string,
 ): Change {
   const kind = getKind(m.resource.kind);
-  const fields = resolveRefs(m.resource.fields, idOf);
+  // Read only here: most resources hold no ref, and need no copy with refs resolved.
+  const fields = holdsRefs(m.resource.fields) ? resolveRefs(m.resource.fields, idOf) : m.resource.fields;
   const after = desiredValues(kind, fields);
   const base = {
     address: m.resource.address,

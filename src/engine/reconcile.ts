@@ -76,6 +76,11 @@ export interface ReconcileOptions extends SafetyOptions {
   /** Revision (Git commit id) of the configuration, recorded with the state by stores with a history. */
   revision?: string;
   /**
+   * Compute the plan's basis fingerprints only when read (`PlanInput.lazyFingerprints`): for a run
+   * that only shows the plan (`tgw plan`), never applies it, and changes neither state meanwhile.
+   */
+  lazyFingerprints?: boolean;
+  /**
    * Reads live state for a plan, instead of `refresh` (one list per kind). `tgw watch` passes one that
    * re-reads only what a file edit touched (src/watch/live-cache.ts).
    */
@@ -158,6 +163,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       destroy: options.destroy === true,
       ...(options.replace ? { replace: options.replace } : {}),
       ...(desired.moved ? { moves: desired.moved } : {}),
+      ...(options.lazyFingerprints && mode === "plan" ? { lazyFingerprints: true } : {}),
     });
     const plan = selectTargets(whole, {
       ...(options.target ? { target: options.target } : {}),

@@ -16,6 +16,19 @@ export function resolveRefs(fields: Record<string, unknown>, idOf: IdLookup): Re
   return out;
 }
 
+/**
+ * True when `fields` holds a RefValue where `resolveRefs` replaces them (a field, or an item of a
+ * list field), or is not a plain object (a YAML `__proto__` key sets its prototype, which the copy
+ * leaves out); false means `resolveRefs` would return an equal copy.
+ */
+export function holdsRefs(fields: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(fields) !== Object.prototype) return true;
+  for (const value of Object.values(fields)) {
+    if (isRef(value) || (Array.isArray(value) && value.some(isRef))) return true;
+  }
+  return false;
+}
+
 function resolveValue(value: unknown, idOf: IdLookup): unknown {
   if (isRef(value)) return idOf(value.$ref) ?? value;
   if (Array.isArray(value)) return value.map((v) => resolveValue(v, idOf));

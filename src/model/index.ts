@@ -20,15 +20,18 @@ export {
 } from "./kinds.js";
 export {
   canonicalJson,
+  decodeMarker,
   decodeMetadata,
   encodeMetadata,
   isTerraformMarker,
   MARKER_KEY,
   MARKER_LINEAGE_PLACEHOLDER,
+  markerIn,
   normalizeUserMetadata,
   type OwnershipMarker,
   TERRAFORM_STACK_PREFIX,
   type UserMetadata,
   userMetadataObject,
+  withoutMarker,
 } from "./metadata.js";
 export { inlineRefs, type JsonSchema, loadSchemaDocuments, resolveRef, schemasDir } from "./schema-files.js";

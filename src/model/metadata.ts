@@ -82,11 +82,9 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
 export function decodeMetadata(live: string): { marker?: OwnershipMarker; user: string } {
   const obj = parseObject(live);
   if (!obj) return { user: live };
-  const m = obj[MARKER_KEY] as Partial<OwnershipMarker> | undefined;
-  if (!m || typeof m !== "object" || typeof m.stack !== "string" || typeof m.address !== "string") {
-    return { user: canonicalJson(obj) };
-  }
-  const { [MARKER_KEY]: _, ...rest } = obj;
+  const marker = markerIn(obj);
+  if (!marker) return { user: canonicalJson(obj) };
+  const rest = withoutMarker(obj);
   const keys = Object.keys(rest);
   const user =
     keys.length === 0
@@ -94,8 +92,35 @@ export function decodeMetadata(live: string): { marker?: OwnershipMarker; user: 
       : keys.length === 1 && typeof rest.value === "string"
         ? rest.value
         : canonicalJson(rest);
+  return { marker, user };
+}
+
+/**
+ * The marker of live metadata text, as `decodeMetadata(live).marker` gives it, without writing the
+ * user's part as canonical JSON (a refresh needs only the marker of every object it reads).
+ */
+export function decodeMarker(live: string): OwnershipMarker | undefined {
+  const obj = parseObject(live);
+  return obj ? markerIn(obj) : undefined;
+}
+
+/**
+ * The well-formed marker (string `stack` and `address`) an object of metadata carries under
+ * `MARKER_KEY`, as a new object; undefined when it has none.
+ */
+export function markerIn(obj: Record<string, unknown>): OwnershipMarker | undefined {
+  const m = obj[MARKER_KEY] as Partial<OwnershipMarker> | undefined;
+  if (!m || typeof m !== "object" || typeof m.stack !== "string" || typeof m.address !== "string") {
+    return undefined;
+  }
   const lineage = typeof m.lineage === "string" ? { lineage: m.lineage } : {};
-  return { marker: { stack: m.stack, address: m.address, ...lineage }, user };
+  return { stack: m.stack, address: m.address, ...lineage };
+}
+
+/** A copy of a metadata object without the marker key. */
+export function withoutMarker(obj: Record<string, unknown>): Record<string, unknown> {
+  const { [MARKER_KEY]: _, ...rest } = obj;
+  return rest;
 }
 
 /**

@@ -99,6 +99,32 @@ describe("loadDesiredState", () => {
     expect(desired.stack).toBe("conf");
   });
 
+  it("resolves one ${file:} argument written in files of two directories to each directory's file", async () => {
+    // Paths of ${file:} are kept per load by directory and argument (src/config/interpolate.ts).
+    const other = ed25519.trimEnd().replace(/ \S+$/, " other");
+    const cwd = writeTree({
+      "conf/a.yaml": yaml(
+        "ssh_credentials:",
+        "  one:",
+        "    public_key: ${file:deploy.pub}",
+        "  two:",
+        "    public_key: ${file:deploy.pub}",
+      ),
+      "conf/deploy.pub": `${ed25519}\n`,
+      "conf/sub/b.yaml": yaml("ssh_credentials:", "  three:", "    public_key: ${file:deploy.pub}"),
+      "conf/sub/deploy.pub": `${other}\n`,
+    });
+    const desired = await loadDesiredState(["conf", "conf/sub"], { cwd, env: {} });
+    const keys = Object.fromEntries(desired.resources.map((r) => [r.address, r.fields.public_key]));
+    expect(keys).toEqual({
+      "ssh_credentials.one": ed25519.trimEnd(),
+      "ssh_credentials.two": ed25519.trimEnd(),
+      "ssh_credentials.three": other,
+    });
+    expect(desired.files).toContain(join(cwd, "conf/sub/deploy.pub"));
+    expect(desired.files).toContain(join(cwd, "conf/deploy.pub"));
+  });
+
   it("substitutes env in part of a string, and $${ is a literal ${", async () => {
     const desired = await load(
       { "a.yaml": yaml("api_keys:", "  ci:", "    description: 'for ${env:TEAM}: costs $${n} and $5'") },

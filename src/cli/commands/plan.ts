@@ -110,6 +110,8 @@ async function runPlan(opts: PlanOptions): Promise<number> {
       store: ws.store,
       options: {
         mode: "plan",
+        // The human and markdown plans never show the fingerprints: computed only for --json / --out.
+        lazyFingerprints: true,
         ...safety,
         lockHolder: holder("plan"),
         apiIdentity: target.identity,

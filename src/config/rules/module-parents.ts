@@ -12,7 +12,8 @@ export const moduleParents: Rule = {
     // id of the innermost path parameter -> the address prefix it first appeared under
     const seen = new Map<string, { prefix: string; entry: Entry }>();
     for (const entry of entries) {
-      const params = Object.values(entry.pathParams ?? {});
+      if (!entry.pathParams) continue; // not a module
+      const params = Object.values(entry.pathParams);
       if (params.length < 2) continue;
       const id = params[params.length - 1] as string;
       const prefix = entry.address.slice(0, entry.address.indexOf(`.${id}.`));
