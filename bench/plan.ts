@@ -175,32 +175,46 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
   }
 }
 
-/** `tgw --version` and `tgw validate -f examples/complete` against `node -e 0`, alternated. */
+/**
+ * `tgw --version` and `tgw validate -f examples/complete` against `node -e 0`, alternated; validate
+ * both with its code cache (src/cli/launch.ts: every run but a command's first) and without it
+ * (`TGW_CODE_CACHE=0`: the first run of a command after an install or upgrade).
+ */
 async function startup(runs: number): Promise<void> {
   const examples = fileURLToPath(new URL("../examples/complete", import.meta.url));
-  const env = { ...process.env, NO_COLOR: "1" };
-  const times = { node: [] as number[], version: [] as number[], validate: [] as number[] };
+  const cacheDir = mkdtempSync(join(tmpdir(), "tgw-bench-cache-"));
+  const env = { ...process.env, NO_COLOR: "1", TGW_CACHE_DIR: cacheDir };
+  const cold = { ...env, TGW_CODE_CACHE: "0" };
+  const times = {
+    node: [] as number[],
+    version: [] as number[],
+    validate: [] as number[],
+    cold: [] as number[],
+  };
   for (let i = 0; i < runs * 2 + 1; i++) {
     const a = await run(["-e", "0"], env);
     const b = await run([TGW, "--version"], env);
     const c = await run([TGW, "validate", "-f", examples], env);
+    const d = await run([TGW, "validate", "-f", examples], cold);
     expectOk(c, "tgw validate -f examples/complete");
+    expectOk(d, "tgw validate -f examples/complete (no code cache)");
     if (i === 0) continue;
     times.node.push(a.ms);
     times.version.push(b.ms);
     times.validate.push(c.ms);
+    times.cold.push(d.ms);
   }
+  rmSync(cacheDir, { recursive: true, force: true });
   const base = median(times.node);
+  const row = (name: string, xs: number[]) =>
+    process.stdout.write(`| ${name} | ${ms(median(xs))} | ${(median(xs) / base).toFixed(2)}x |\n`);
   process.stdout.write(
     `\n## start-up (median of ${runs * 2}, alternated)\n\n| command | wall | vs node -e 0 (goal <= 2x) |\n|---|---|---|\n`,
   );
-  process.stdout.write(`| node -e 0 | ${ms(base)} | 1.00x |\n`);
-  process.stdout.write(
-    `| tgw --version | ${ms(median(times.version))} | ${(median(times.version) / base).toFixed(2)}x |\n`,
-  );
-  process.stdout.write(
-    `| tgw validate -f examples/complete | ${ms(median(times.validate))} | ${(median(times.validate) / base).toFixed(2)}x |\n`,
-  );
+  row("node -e 0", times.node);
+  row("tgw --version", times.version);
+  row("tgw validate -f examples/complete", times.validate);
+  row("tgw validate -f examples/complete, no code cache (a command's first run)", times.cold);
 }
 
 async function main(): Promise<void> {
