@@ -82,6 +82,8 @@ export class TokenWriter {
   #queue: Pending[] = [];
   /** The batch the worker is writing. */
   #inFlight: Pending[] = [];
+  /** True while a `#pump` is due at the end of this turn of the event loop. */
+  #scheduled = false;
   /** Set once the worker failed: `write` then uses `fallback`. */
   #broken = false;
   readonly #fallback: (path: string, token: string) => Promise<void>;
@@ -100,12 +102,20 @@ export class TokenWriter {
     if (this.#broken) return this.#fallback(path, token);
     return new Promise((resolve, reject) => {
       this.#queue.push({ path, token, resolve, reject });
-      this.#pump();
+      // Sent at the end of this turn of the event loop, with the other tokens of the responses read in
+      // it: one message for all of them.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => {
+          this.#scheduled = false;
+          this.#pump();
+        });
+      }
     });
   }
 
   #pump(): void {
-    if (this.#inFlight.length > 0 || this.#queue.length === 0) return;
+    if (this.#broken || this.#inFlight.length > 0 || this.#queue.length === 0) return;
     let worker: Worker;
     try {
       worker = this.#start();
