@@ -87,10 +87,15 @@ export class TokenWriter {
   /** Set once the worker failed: `write` then uses `fallback`. */
   #broken = false;
   readonly #fallback: (path: string, token: string) => Promise<void>;
+  readonly #source: string;
 
-  /** @param fallback writes one file in this thread, used if the worker cannot run or dies. */
-  constructor(fallback: (path: string, token: string) => Promise<void>) {
+  /**
+   * @param fallback writes one file in this thread, used if the worker cannot run or dies.
+   * @param source the worker's code (tests: a worker that dies).
+   */
+  constructor(fallback: (path: string, token: string) => Promise<void>, source = WORKER_SOURCE) {
     this.#fallback = fallback;
+    this.#source = source;
   }
 
   /**
@@ -131,7 +136,7 @@ export class TokenWriter {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true, stdout: false, stderr: false });
+    const worker = new Worker(this.#source, { eval: true, stdout: false, stderr: false });
     worker.on("message", (results: JobResult[]) => {
       const batch = this.#inFlight;
       this.#inFlight = [];

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { TokenWriter } from "../../src/engine/token-writer.js";
 import { IN_THREAD_TOKEN_FILES, writeTokenFile } from "../../src/engine/tokens.js";
 
 let dir: string;
@@ -71,4 +72,20 @@ it("a token file the worker is stuck on does not stop this thread, nor the write
   await writing;
   await next;
   expect(await readFile(join(secrets, "next.token"), "utf8")).toBe("tgw_next\n");
+});
+
+it("when the worker dies, the files it was given are written in this thread", async () => {
+  const secrets = join(dir, "dead-worker");
+  const here: string[] = [];
+  const writer = new TokenWriter(async (path, token) => {
+    here.push(path);
+    await writeTokenFile(path, token);
+  }, "process.exit(3)");
+  const files = ["a", "b", "c"].map((n) => join(secrets, `${n}.token`));
+  await Promise.all(files.map((f, i) => writer.write(f, `tgw_${i}`)));
+  expect(here.sort()).toEqual([...files].sort());
+  for (const [i, f] of files.entries()) expect(await readFile(f, "utf8")).toBe(`tgw_${i}\n`);
+  // Later writes go straight to this thread.
+  await writer.write(join(secrets, "d.token"), "tgw_d");
+  expect(here).toContain(join(secrets, "d.token"));
 });
