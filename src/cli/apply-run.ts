@@ -25,7 +25,7 @@ import {
   withSafety,
   withTargets,
 } from "./options.js";
-import { color, colorErr, warn } from "./output.js";
+import { color, colorErr, LineOutput, warn } from "./output.js";
 import { readPlanFile } from "./plan-file.js";
 import { partialWarning, renderPlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
@@ -117,7 +117,8 @@ export async function runApply(
         ? { state: saved.state }
         : {}),
   });
-  const out = opts.json ? process.stderr : process.stdout;
+  // Progress lines: one write per line at a terminal, gathered into a few writes into a pipe or file.
+  const out = new LineOutput(opts.json ? process.stderr : process.stdout);
   const c = opts.json ? colorErr : color;
   const target = await openTarget({ configDir: ws.configDir });
 
@@ -125,6 +126,7 @@ export async function runApply(
   let started = false;
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    out.flush();
     process.stderr.write(
       colorErr.yellow(
         started
@@ -153,6 +155,7 @@ export async function runApply(
       ? undefined
       : async () => {
           out.write("\n");
+          out.flush();
           return confirm(
             destroy
               ? `Do you really want to destroy every object of stack "${ws.desired.stack}"? This cannot be undone.`
@@ -188,6 +191,7 @@ export async function runApply(
       },
     });
   } catch (err) {
+    out.flush();
     if (opts.json) {
       const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
       process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
@@ -195,12 +199,14 @@ export async function runApply(
     throw err;
   } finally {
     process.off("SIGINT", onSigint);
+    out.flush();
     await target.close();
   }
 
   // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
   const lostWarning = lostTokenWarning([...lost.values()], opts.json ? colorErr : c);
   if (opts.json) {
+    out.flush();
     process.stderr.write(lostWarning);
     const tokens = opts.showTokens ? result.result?.tokens : undefined;
     process.stdout.write(
@@ -212,6 +218,7 @@ export async function runApply(
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
   if (lostWarning) out.write(`\n${lostWarning}`);
   if (result.plan.partial) out.write(`\n${partialWarning(result.plan.partial, c)}\n`);
+  out.flush();
 }
 
 function jsonResult(

@@ -33,7 +33,7 @@ import { parseRateLimit } from "../server/options.js";
 import type { StateApi } from "../state/index.js";
 import { locateState, openStateStore } from "../state/open.js";
 import type { StateStore } from "../state/store.js";
-import { colorErr, debugLog } from "./output.js";
+import { colorErr, debugLog, flushBufferedOutput, isDebug, warn } from "./output.js";
 
 /** The package's fixtures file (src/cli and dist/cli are both two levels below the package root). */
 export const PACKAGE_FIXTURES = fileURLToPath(new URL("../../examples/fixtures.yaml", import.meta.url));
@@ -81,7 +81,8 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
   const quiet = opts.announce === false;
   const onResponse = (e: ResponseEvent) => {
     count++;
-    debugLog(describeResponse(e));
+    // Described only under --debug: this runs for every request.
+    if (isDebug()) debugLog(describeResponse(e));
     if (!quiet && e.retryInMs !== undefined && e.retryInMs >= WAITING_AFTER_MS) waitLine(describeRetry(e));
     opts.onResponse?.(e);
   };
@@ -215,6 +216,7 @@ function seconds(ms: number): string {
 
 /** One line on stderr saying what a long wait waits for. */
 function waitLine(text: string): void {
+  flushBufferedOutput();
   process.stderr.write(`${colorErr.dim(text)}\n`);
 }
 
@@ -244,7 +246,7 @@ export async function openWorkspace(opts: WorkspaceOptions, env = process.env): 
     locateState({ state: opts.state, configured: desired.stateUrl, config: files, env }),
     {
       stack: desired.stack,
-      warn: (m) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`),
+      warn,
       debug: debugLog,
     },
   );

@@ -10,6 +10,7 @@ import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { processIsAlive } from "../state/lock-info.js";
 import type { Plan } from "./action.js";
 import { returnsToken } from "./plan.js";
+import { TokenWriter } from "./token-writer.js";
 
 /**
  * The token file of an API key resource as configured: `token_file` (the config layer always sets
@@ -34,10 +35,29 @@ export function shownTokenFile(configured: string, configDir: string): string {
 
 /**
  * Writes `token` (and a newline) to `path` with mode 0600 (less if the umask says so), creating missing
- * directories with mode 0700. The file is replaced atomically, so a reader never sees half a token.
- * @throws Error from the file system (permission denied, read-only disk...).
+ * directories with mode 0700. The file is replaced atomically (`<path>.<pid>.tmp`, then a rename), so a
+ * reader never sees half a token; it resolves once the rename is done. The first
+ * `IN_THREAD_TOKEN_FILES` files of a process are written in this thread; later ones by a worker thread,
+ * in batches (./token-writer.ts: an apply of thousands of keys), identically.
+ * @throws Error from the file system (permission denied, read-only disk...), with its `code`.
  */
-export async function writeTokenFile(path: string, token: string): Promise<void> {
+export function writeTokenFile(path: string, token: string): Promise<void> {
+  if (tokenFilesStarted++ < IN_THREAD_TOKEN_FILES) return writeTokenFileHere(path, token);
+  tokenWriter ??= new TokenWriter(writeTokenFileHere);
+  return tokenWriter.write(path, token);
+}
+
+/**
+ * Token files a process writes in its own thread before handing them to a worker: starting the worker
+ * costs about as much as this many files written through the thread pool.
+ */
+export const IN_THREAD_TOKEN_FILES = 16;
+
+let tokenFilesStarted = 0;
+let tokenWriter: TokenWriter | undefined;
+
+/** `writeTokenFile` in this thread, through `fs/promises`. */
+async function writeTokenFileHere(path: string, token: string): Promise<void> {
   const dir = dirname(path);
   // One mkdir per directory and process, not one per token (an apply writes hundreds into one).
   if (!madeDirs.has(dir)) {
@@ -60,7 +80,7 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
   await rename(tmp, path);
 }
 
-/** Directories `writeTokenFile` made (or found) in this process. */
+/** Directories `writeTokenFileHere` made (or found) in this process. */
 const madeDirs = new Set<string>();
 
 /** An API key that exists while its token is lost: the API never shows a token again. */

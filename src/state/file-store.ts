@@ -17,7 +17,7 @@
  * @see docs/state.md
  */
 import { randomBytes } from "node:crypto";
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, truncate } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { removeStaleTempFiles, syncDirectory, writeFileAtomic } from "./atomic-write.js";
@@ -70,6 +70,16 @@ interface Seen extends StateVersion {
   /** Length of the journal's whole lines: where the next entry goes. */
   journalBytes: number;
 }
+
+/**
+ * The journal is opened for appending with `O_DSYNC` where the platform has it: each write then returns
+ * once its bytes (and the file's new length) are on disk, as a write followed by `fdatasync` does, in
+ * one system call and one thread-pool round trip instead of two. Elsewhere, `datasync()` follows the
+ * write.
+ */
+const SYNCED_WRITES = typeof constants.O_DSYNC === "number";
+const JOURNAL_OPEN_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (SYNCED_WRITES ? constants.O_DSYNC : 0);
 
 /** Errors of `link()` on file systems without hard links (the backup is then a copy). */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"]);
@@ -391,14 +401,14 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
       let created = false;
       if (this.#journalHandle === undefined) {
         created = seen.journalBytes === 0;
-        this.#journalHandle = await open(this.journalPath, "a", 0o600);
+        this.#journalHandle = await open(this.journalPath, JOURNAL_OPEN_FLAGS, 0o600);
         // Explicit: the mode given to open() is reduced by the umask.
         if (created) await this.#journalHandle.chmod(0o600);
         this.#journalInode = (await this.#journalHandle.stat()).ino;
       }
       const bytes = Buffer.from(line, "utf8");
       await this.#journalHandle.write(bytes, 0, bytes.length);
-      await this.#journalHandle.datasync();
+      if (!SYNCED_WRITES) await this.#journalHandle.datasync();
       if (created) await syncDirectory(dirname(this.path));
       seen.journalBytes += bytes.length;
       seen.journal = `${this.#journalInode}:${seen.journalBytes}`;

@@ -4,7 +4,8 @@
  * reported, a damaged earlier line is never skipped, and the journal is folded into the file at unlock
  * and when it grows past the file.
  */
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -195,5 +196,30 @@ describe("the state journal", () => {
     const read = await open().read();
     expect(read.serial).toBe(3);
     expect(Object.keys(read.resources).sort()).toEqual(["api_keys.a", "api_keys.b"]);
+  });
+});
+
+// Linux shows an open file's flags in /proc: the journal's writes are synchronous (O_DSYNC), so an
+// append resolves only once its line is on disk, without an fdatasync call after it.
+describe.runIf(process.platform === "linux")("the journal's durability", () => {
+  it("is open with O_DSYNC while the lock holder appends", async () => {
+    const { store, base } = await started();
+    const unlock = await store.lock({ timeoutMs: 0, holder: "test" });
+    try {
+      await store.writeChanges(header(base), { set: [record("api_keys.b")], removed: [] });
+      const journal = `${path}.journal`;
+      let flags: number | undefined;
+      for (const fd of await readdir("/proc/self/fd")) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+        if (target !== journal) continue;
+        const info = await readFile(`/proc/self/fdinfo/${fd}`, "utf8");
+        flags = Number.parseInt(/^flags:\s*([0-7]+)/m.exec(info)?.[1] ?? "", 8);
+      }
+      expect(flags).toBeDefined();
+      expect((flags as number) & constants.O_DSYNC).toBe(constants.O_DSYNC);
+      expect((flags as number) & constants.O_APPEND).toBe(constants.O_APPEND);
+    } finally {
+      await unlock();
+    }
   });
 });

@@ -1,0 +1,168 @@
+/**
+ * Writes API key token files off the main thread, in batches (./tokens.ts `writeTokenFile` decides when).
+ *
+ * Why a worker thread: each token file is four file system calls (open, write, close, rename). Through
+ * `fs/promises` each is a round trip to libuv's thread pool, and with thousands of tokens those hand-offs
+ * (locks, wake-ups, promise jobs) cost the main thread, which also runs the API calls, more than the
+ * calls themselves. Synchronous calls on the main thread would be cheapest, but a slow disk would then
+ * stall every API call (test/engine/apply-tokens.test.ts). One worker does the calls synchronously:
+ * tokens that arrive while it writes are sent to it together, one message per batch.
+ *
+ * Each file is written exactly as the in-thread path does: `<file>.<pid>.tmp` opened with mode 0600
+ * (the umask can only take bits away), the token and a newline written, closed, renamed over the file;
+ * a missing directory is made with mode 0700. A write resolves once its rename is done, so the caller's
+ * order (token file, then the state record) holds; a killed process leaves at most whole or partial
+ * temporary files, which the next run's `recoverTokenFiles` handles as before (same names, same pid).
+ */
+import { Worker } from "node:worker_threads";
+
+/** One token file to write. */
+interface Job {
+  path: string;
+  token: string;
+}
+
+/** What the worker answers for one job: null when written, else the error's message and code. */
+type JobResult = null | { message: string; code?: string };
+
+interface Pending extends Job {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** The worker's code (CommonJS, evaluated: no file to ship, so it works from dist/ and from a bundle). */
+const WORKER_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const fs = require("node:fs");
+const path = require("node:path");
+const made = new Set();
+function mkdir(dir) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  made.add(dir);
+}
+function write(job) {
+  const dir = path.dirname(job.path);
+  if (!made.has(dir)) mkdir(dir);
+  const tmp = job.path + "." + process.pid + ".tmp";
+  let fd;
+  try {
+    fd = fs.openSync(tmp, "w", 0o600);
+  } catch (err) {
+    if (err.code !== "ENOENT") throw err;
+    mkdir(dir);
+    fd = fs.openSync(tmp, "w", 0o600);
+  }
+  try {
+    fs.writeSync(fd, job.token + "\\n", null, "utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, job.path);
+}
+parentPort.on("message", (jobs) => {
+  const results = jobs.map((job) => {
+    try {
+      write(job);
+      return null;
+    } catch (err) {
+      return { message: String(err && err.message), code: err && err.code };
+    }
+  });
+  parentPort.postMessage(results);
+});
+`;
+
+/**
+ * A worker thread writing token files, started on the first write. The process does not wait for it
+ * while it is idle.
+ */
+export class TokenWriter {
+  #worker: Worker | undefined;
+  /** Jobs not yet sent to the worker. */
+  #queue: Pending[] = [];
+  /** The batch the worker is writing. */
+  #inFlight: Pending[] = [];
+  /** True while a `#pump` is due at the end of this turn of the event loop. */
+  #scheduled = false;
+  /** Set once the worker failed: `write` then uses `fallback`. */
+  #broken = false;
+  readonly #fallback: (path: string, token: string) => Promise<void>;
+  readonly #source: string;
+
+  /**
+   * @param fallback writes one file in this thread, used if the worker cannot run or dies.
+   * @param source the worker's code (tests: a worker that dies).
+   */
+  constructor(fallback: (path: string, token: string) => Promise<void>, source = WORKER_SOURCE) {
+    this.#fallback = fallback;
+    this.#source = source;
+  }
+
+  /**
+   * Writes `token` and a newline to `path` (mode 0600) through the worker; resolves once the file is
+   * in place.
+   * @throws Error from the file system, with its `code` (EACCES, ENOSPC...).
+   */
+  write(path: string, token: string): Promise<void> {
+    if (this.#broken) return this.#fallback(path, token);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ path, token, resolve, reject });
+      // Sent at the end of this turn of the event loop, with the other tokens of the responses read in
+      // it: one message for all of them.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => {
+          this.#scheduled = false;
+          this.#pump();
+        });
+      }
+    });
+  }
+
+  #pump(): void {
+    if (this.#broken || this.#inFlight.length > 0 || this.#queue.length === 0) return;
+    let worker: Worker;
+    try {
+      worker = this.#start();
+    } catch {
+      this.#fail();
+      return;
+    }
+    this.#inFlight = this.#queue;
+    this.#queue = [];
+    worker.ref();
+    worker.postMessage(this.#inFlight.map(({ path, token }) => ({ path, token })));
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(this.#source, { eval: true, stdout: false, stderr: false });
+    worker.on("message", (results: JobResult[]) => {
+      const batch = this.#inFlight;
+      this.#inFlight = [];
+      batch.forEach((job, i) => {
+        const r = results[i];
+        if (r === null) job.resolve();
+        else job.reject(Object.assign(new Error(r?.message ?? "token file not written"), { code: r?.code }));
+      });
+      if (this.#queue.length === 0) worker.unref();
+      this.#pump();
+    });
+    worker.on("error", () => this.#fail());
+    worker.on("exit", () => this.#fail());
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** The worker is gone: every job not answered is written in this thread (the same file, again). */
+  #fail(): void {
+    if (this.#broken) return;
+    this.#broken = true;
+    const left = [...this.#inFlight, ...this.#queue];
+    this.#inFlight = [];
+    this.#queue = [];
+    void this.#worker?.terminate();
+    this.#worker = undefined;
+    for (const job of left) this.#fallback(job.path, job.token).then(job.resolve, job.reject);
+  }
+}

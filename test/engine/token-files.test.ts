@@ -1,0 +1,91 @@
+/**
+ * Token files written in this thread (the first `IN_THREAD_TOKEN_FILES` of a process) and by the
+ * worker thread (the rest, in batches): the same files, mode 0600, no temporary file left, a missing
+ * directory made again, errors with their code, and a slow file on the worker's side does not hold up
+ * this thread.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { TokenWriter } from "../../src/engine/token-writer.js";
+import { IN_THREAD_TOKEN_FILES, writeTokenFile } from "../../src/engine/tokens.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "tgw-token-files-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+// The tests run in order: the first one uses up the in-thread files, the others reach the worker.
+it("writes many tokens at once, in this thread and then through the worker: each whole, mode 0600", async () => {
+  const secrets = join(dir, "many", "secrets");
+  const n = IN_THREAD_TOKEN_FILES + 64;
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => writeTokenFile(join(secrets, `k${i}.token`), `tgw_token_${i}`)),
+  );
+  const names = (await readdir(secrets)).sort();
+  expect(names).toHaveLength(n);
+  expect(names.every((name) => name.endsWith(".token"))).toBe(true);
+  for (let i = 0; i < n; i++) {
+    const file = join(secrets, `k${i}.token`);
+    expect(await readFile(file, "utf8")).toBe(`tgw_token_${i}\n`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  }
+  expect((await stat(secrets)).mode & 0o777).toBe(0o700);
+});
+
+it("the worker makes a removed directory again", async () => {
+  const secrets = join(dir, "removed");
+  await writeTokenFile(join(secrets, "a.token"), "tgw_a");
+  await rm(secrets, { recursive: true });
+  await writeTokenFile(join(secrets, "b.token"), "tgw_b");
+  expect(await readFile(join(secrets, "b.token"), "utf8")).toBe("tgw_b\n");
+});
+
+it("a file the worker cannot write rejects with the system's code", async () => {
+  const notDir = join(dir, "plain-file");
+  await writeFile(notDir, "x");
+  await expect(writeTokenFile(join(notDir, "c.token"), "tgw_c")).rejects.toMatchObject({
+    code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/),
+  });
+});
+
+it("a token file the worker is stuck on does not stop this thread, nor the writes queued behind it", async () => {
+  const secrets = join(dir, "slow");
+  await writeTokenFile(join(secrets, "warm.token"), "tgw_warm");
+  const slow = join(secrets, "slow.token");
+  // The worker writes `<file>.<pid>.tmp` first: as a FIFO, its open waits for a reader.
+  const fifo = `${slow}.${process.pid}.tmp`;
+  execFileSync("mkfifo", [fifo]);
+  let done = false;
+  const writing = writeTokenFile(slow, "tgw_slow").then(() => {
+    done = true;
+  });
+  const next = writeTokenFile(join(secrets, "next.token"), "tgw_next");
+  // This thread keeps running (timers fire) while the worker waits for a reader.
+  await sleep(50);
+  expect(done).toBe(false);
+  expect(await readFile(fifo, "utf8")).toBe("tgw_slow\n");
+  await writing;
+  await next;
+  expect(await readFile(join(secrets, "next.token"), "utf8")).toBe("tgw_next\n");
+});
+
+it("when the worker dies, the files it was given are written in this thread", async () => {
+  const secrets = join(dir, "dead-worker");
+  const here: string[] = [];
+  const writer = new TokenWriter(async (path, token) => {
+    here.push(path);
+    await writeTokenFile(path, token);
+  }, "process.exit(3)");
+  const files = ["a", "b", "c"].map((n) => join(secrets, `${n}.token`));
+  await Promise.all(files.map((f, i) => writer.write(f, `tgw_${i}`)));
+  expect(here.sort()).toEqual([...files].sort());
+  for (const [i, f] of files.entries()) expect(await readFile(f, "utf8")).toBe(`tgw_${i}\n`);
+  // Later writes go straight to this thread.
+  await writer.write(join(secrets, "d.token"), "tgw_d");
+  expect(here).toContain(join(secrets, "d.token"));
+});
