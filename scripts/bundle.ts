@@ -13,11 +13,18 @@
  * package's files (package.json, schemas/, examples/fixtures.yaml) at `../../` from its own module.
  * The script is ASCII only (comments dropped, other characters escaped), so that the launcher reads it
  * without decoding.
+ *
+ * The reference server (src/server/server.ts: Fastify, SQLite, the X.509 library; half the code) is a
+ * part of its own, `dist/tgw/server.cjs`: most runs never start it, and the launcher's work grows with
+ * the size of the script it compiles, even from a code cache. The CLI's import of it becomes a call
+ * to the launcher (src/cli/launch.ts `LOAD_PART`), which compiles the part with its own code cache.
+ * The part carries its own copy of the modules both use; what crosses between them is plain data, and
+ * errors, which src/errors.ts recognises across copies.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -39,21 +46,47 @@ export async function bundleCli(outdir = resolve(ROOT, "dist", "tgw")): Promise<
   const depth = relative(ROOT, outdir).split(/[\\/]/).length;
   if (depth !== 2) throw new Error(`bundle folder ${outdir} must be two levels below ${ROOT}`);
   rmSync(outdir, { recursive: true, force: true });
-  const outfile = join(outdir, "tgw.cjs");
+  await bundle(resolve(ROOT, "src", "cli", "main.ts"), join(outdir, "tgw.cjs"), [partsPlugin]);
+  for (const [name, entry] of Object.entries(PARTS)) await bundle(entry, join(outdir, name), []);
+}
+
+/** The parts loaded on demand, by file name in the bundle folder: the module each one is made of. */
+const PARTS: Record<string, string> = { "server.cjs": resolve(ROOT, "src", "server", "server.ts") };
+
+/** In the CLI's bundle, an import of a part's module is a call to the launcher that loads the part. */
+const partsPlugin: Plugin = {
+  name: "tgw-parts",
+  setup(build) {
+    const byEntry = new Map(Object.entries(PARTS).map(([name, entry]) => [entry, name]));
+    build.onResolve({ filter: /\/server\.js$/ }, (args) => {
+      const entry = resolve(args.resolveDir, args.path).replace(/\.js$/, ".ts");
+      const name = byEntry.get(entry);
+      return name === undefined ? undefined : { path: name, namespace: "tgw-part" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "tgw-part" }, (args) => ({
+      contents: `module.exports = globalThis[Symbol.for("tunnelgw.loadPart")](${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
+
+/** One CommonJS script of `entry` and what it imports, ASCII only. */
+async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
   await build({
-    entryPoints: [resolve(ROOT, "src", "cli", "main.ts")],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     format: "cjs",
     platform: "node",
     target: "node20",
     external: EXTERNAL,
+    plugins,
     // A CommonJS script has no import.meta: its URL is the script's own.
     define: { "import.meta.url": "__tgwImportMetaUrl" },
     banner: { js: 'var __tgwImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
     charset: "ascii",
     minifyWhitespace: true,
-    // Licence texts of the bundled packages, beside the script (tgw.cjs.LEGAL.txt).
+    // Licence texts of the bundled packages, beside the script (`<script>.LEGAL.txt`).
     legalComments: "external",
     sourcemap: "external",
     logLevel: "warning",

@@ -18,6 +18,9 @@ export const ExitCode = {
   interrupted: 130,
 } as const;
 
+/** Marks a TgwError of any copy of this module (see `Symbol.hasInstance` below). */
+const TGW_ERROR = Symbol.for("tunnelgw.error");
+
 /** Base of every deliberate error. `code` is stable (for `--json` output and tests). */
 export class TgwError extends Error {
   readonly code: string;
@@ -27,6 +30,18 @@ export class TgwError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.exitCode = options?.exitCode ?? ExitCode.error;
+    Object.defineProperty(this, TGW_ERROR, { value: true });
+  }
+
+  /**
+   * `x instanceof TgwError` holds for a TgwError of another copy of this module too: the reference
+   * server is a bundle of its own beside the CLI's (scripts/bundle.ts), and the errors it throws at
+   * start-up (a bad fixtures file, a wrong data key) are still deliberate errors to the CLI.
+   * Subclasses keep the ordinary check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== TgwError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TGW_ERROR] === true;
   }
 }
 

@@ -7,6 +7,9 @@
  *
  * - One cache per command (`validate`, `plan`...): `<cache dir>/code-cache/<command>-<digest>.bin`,
  *   mode 0600, the digest naming the bundle (path, size, modification time) and Node (version, arch).
+ *   The bundle's parts that only some runs load (`server.cjs`, the reference server: scripts/bundle.ts)
+ *   are compiled the same way when the bundle asks for them, each with its cache
+ *   (`<command>.server-<digest>.bin`).
  * - Written at the exit of a run that had none, or whose cache V8 refused; an older cache of the same
  *   command is removed then. V8 itself refuses a cache made for another source, V8 or flags.
  * - Best effort: a cache that cannot be read or written is ignored; the run is the same without it.
@@ -16,7 +19,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { constants, Script } from "node:vm";
 import { userCacheDir } from "../cache-dir.js";
 
@@ -39,32 +42,65 @@ export function launch(bundle: string, args: readonly string[], env = process.en
     process.stdout.write(`${pkg.version}\n`);
     return "none";
   }
+  const off = env.TGW_CODE_CACHE === "0";
+  const compile = (file: string): { run: (...args: unknown[]) => void; use: CodeCacheUse } => {
+    const cache = off ? undefined : cacheFile(file, args, env);
+    const compiled = compileCached(file, cache);
+    if (args.includes("--debug"))
+      process.stderr.write(`tgw: code cache ${compiled.use}${cache ? ` (${cache})` : ""}\n`);
+    return compiled;
+  };
+  // The bundle's parts that only some runs need (the reference server), loaded through the same cache.
+  const parts = new Map<string, unknown>();
+  (globalThis as Record<symbol, unknown>)[LOAD_PART] = (name: string): unknown => {
+    if (!parts.has(name)) {
+      const file = join(dirname(bundle), name);
+      const module = { exports: {} };
+      compile(file).run(module.exports, createRequire(file), module, file, dirname(file));
+      parts.set(name, module.exports);
+    }
+    return parts.get(name);
+  };
+  const main = compile(bundle);
+  process.argv = [process.argv[0] ?? process.execPath, bundle, ...args];
+  const module = { exports: {} };
+  main.run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return main.use;
+}
+
+/** How the bundle asks the launcher for one of its parts (scripts/bundle.ts). */
+const LOAD_PART = Symbol.for("tunnelgw.loadPart");
+
+/**
+ * Compiles the CommonJS script `file` with the code cache in `cache` (none: without), and arranges
+ * for the cache to be written at exit when there was none or V8 refused it.
+ * @returns the module function (Node's wrapper arguments) and what happened to the cache
+ */
+function compileCached(
+  file: string,
+  cache: string | undefined,
+): { run: (...args: unknown[]) => void; use: CodeCacheUse } {
   // The bundle is ASCII (scripts/bundle.ts): latin1 reads it into a one-byte string, without decoding.
-  const source = readFileSync(bundle, "latin1");
-  const file = env.TGW_CODE_CACHE === "0" ? undefined : cacheFile(bundle, args, env);
-  const cachedData = file === undefined ? undefined : readCache(file);
+  const source = readFileSync(file, "latin1");
+  const cachedData = cache === undefined ? undefined : readCache(cache);
   // The same wrapper as Node's for a CommonJS module, on the first line so that line numbers hold.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
-    filename: bundle,
+    filename: file,
     ...(cachedData ? { cachedData } : {}),
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const use: CodeCacheUse =
-    file === undefined
+    cache === undefined
       ? "off"
       : cachedData === undefined
         ? "none"
         : script.cachedDataRejected
           ? "refused"
           : "used";
-  if (file !== undefined && use !== "used")
-    process.once("exit", () => writeCache(file, script.createCachedData()));
-  if (args.includes("--debug")) process.stderr.write(`tgw: code cache ${use}${file ? ` (${file})` : ""}\n`);
-  process.argv = [process.argv[0] ?? process.execPath, bundle, ...args];
-  const module = { exports: {} };
-  const run = script.runInThisContext() as (...args: unknown[]) => void;
-  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  return use;
+  if (cache !== undefined && use !== "used")
+    process.once("exit", () => writeCache(cache, script.createCachedData()));
+  const fn = script.runInThisContext() as (...args: unknown[]) => void;
+  return { run: (...params) => fn.call(params[0], ...params), use };
 }
 
 /** The cache file of `bundle` for the command `args` names (see the module doc). */
@@ -77,7 +113,8 @@ export function cacheFile(bundle: string, args: readonly string[], env = process
       .update([bundle, size, mtimeMs, process.version, process.arch].join("\n"))
       .digest("hex")
       .slice(0, 24);
-    return join(userCacheDir(env), "code-cache", `${command}-${digest}.bin`);
+    const part = basename(bundle, ".cjs") === "tgw" ? "" : `.${basename(bundle, ".cjs")}`;
+    return join(userCacheDir(env), "code-cache", `${command}${part}-${digest}.bin`);
   } catch {
     return undefined;
   }

@@ -144,6 +144,17 @@ describe("the CLI bundle", () => {
     expect(run.stdout).toContain("Plan: 22 to create");
   });
 
+  it("loads the reference server as a part of its own, whose errors stay deliberate errors", async () => {
+    const files = await readdir(outdir);
+    expect(files).toEqual(expect.arrayContaining(["tgw.cjs", "server.cjs"]));
+    expect(await readFile(join(outdir, "tgw.cjs"), "latin1")).not.toContain("fastify");
+    await writeFile(join(dir, "bad-fixtures.yaml"), "edges: [\n");
+    const run = await bundled(["serve", "--port", "0", "--fixtures", "bad-fixtures.yaml"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error \[fixtures\]: bad-fixtures\.yaml/);
+    expect(run.stderr).not.toContain("Internal error");
+  });
+
   it("installs the Terraform provider pointing at the built provider, not at the CLI bundle", async () => {
     const mirror = join(dir, "mirror");
     const run = await bundled(["terraform", "install", "--dir", mirror]);
