@@ -32,18 +32,20 @@ export class TgwError extends Error {
     this.exitCode = options?.exitCode ?? ExitCode.error;
     Object.defineProperty(this, TGW_ERROR, { value: true });
   }
-
-  /**
-   * `x instanceof TgwError` holds for a TgwError of another copy of this module too: the reference
-   * server is a bundle of its own beside the CLI's (scripts/bundle.ts), and the errors it throws at
-   * start-up (a bad fixtures file, a wrong data key) are still deliberate errors to the CLI.
-   * Subclasses keep the ordinary check.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== TgwError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TGW_ERROR] === true;
-  }
 }
+
+// `x instanceof TgwError` holds for a TgwError of another copy of this module too: the reference server
+// is a bundle of its own beside the CLI's (scripts/bundle.ts), and the errors it throws at start-up (a
+// bad fixtures file, a wrong data key) are still deliberate errors to the CLI. Subclasses keep the
+// ordinary check (the function is inherited: `this` is the class on the right of `instanceof`).
+Object.defineProperty(TgwError, Symbol.hasInstance, {
+  value(this: new (...args: never[]) => unknown, value: unknown): boolean {
+    if (this !== TgwError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TGW_ERROR] === true
+    );
+  },
+});
 
 /** The user asked for something that cannot be done as asked (bad flag combination, unknown address...). */
 export class UsageError extends TgwError {
