@@ -70,6 +70,24 @@ const partsPlugin: Plugin = {
   },
 };
 
+/**
+ * fdir (tinyglobby's directory walker) loads its optional picomatch through a `createRequire` of its own,
+ * which esbuild cannot follow: six modules compiled one by one at every start, though picomatch is in
+ * the bundle already (tinyglobby's). A plain `require` lets esbuild bundle it; the build fails if fdir's
+ * text changes, rather than silently loading it the slow way again.
+ */
+const fdirPicomatchPlugin: Plugin = {
+  name: "tgw-fdir-picomatch",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const from = 'pm = __require("picomatch");';
+      if (text.split(from).length !== 2) throw new Error(`${args.path}: expected one ${from}`);
+      return { contents: text.replace(from, 'pm = require("picomatch");'), loader: "js" };
+    });
+  },
+};
+
 /** One CommonJS script of `entry` and what it imports, ASCII only. */
 async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
   await build({
@@ -80,7 +98,7 @@ async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promis
     platform: "node",
     target: "node20",
     external: EXTERNAL,
-    plugins,
+    plugins: [...plugins, fdirPicomatchPlugin],
     // A CommonJS script has no import.meta: its URL is the script's own.
     define: { "import.meta.url": "__tgwImportMetaUrl" },
     banner: { js: 'var __tgwImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -14,9 +14,19 @@
 import { createRequire } from "node:module";
 import type { KeywordDefinition } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import { _, type Code, str } from "ajv/dist/compile/codegen/index.js";
+import type { Code } from "ajv/dist/compile/codegen/index.js";
 import { ajvFormatTable } from "./formats.js";
 import { loadSchemaDocuments } from "./schema-files.js";
+
+type Codegen = typeof import("ajv/dist/compile/codegen/index.js");
+let codegenLib: Codegen | undefined;
+/** Ajv's code builders, loaded with the compiler when a keyword is compiled (most runs compile none). */
+const codegen = (): Codegen => {
+  codegenLib ??= createRequire(import.meta.url)("ajv/dist/compile/codegen/index.js") as Codegen;
+  return codegenLib;
+};
+const _: Codegen["_"] = (strings, ...args) => codegen()._(strings, ...args);
+const str: Codegen["str"] = (strings, ...args) => codegen().str(strings, ...args);
 
 // The project's keywords as code keywords, so that they can be generated into standalone validators.
 // `Buffer.byteLength(...)` and the `filter` below run inside the generated code.
