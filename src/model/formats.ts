@@ -56,19 +56,21 @@ export function explainFormat(format: string, value: unknown, field?: string): s
 export const ajvFormatTable: Record<string, Format> = {
   ...fullFormats,
   ...Object.fromEntries(
-    Object.entries(formatParsers).map(([name, parse]): [string, Format] => [
-      name,
-      {
-        type: "string",
-        validate: (value: string) => {
-          try {
-            parse(value);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-      },
-    ]),
+    Object.entries(formatParsers).map(([name, parse]): [string, Format] => [name, parserFormat(parse)]),
   ),
 };
+
+/** An Ajv string format whose values are those `parse` accepts (returns without throwing). */
+export function parserFormat(parse: (value: string) => unknown): Format {
+  return {
+    type: "string",
+    validate: (value: string) => {
+      try {
+        parse(value);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -3,7 +3,7 @@
  * types generated from the same schemas (./types.gen.ts, `npm run gen`).
  */
 export { createAjv, schemaKey } from "./ajv.js";
-export { ajvFormatTable, explainFormat } from "./formats.js";
+export { ajvFormatTable, explainFormat, parserFormat } from "./formats.js";
 export {
   allKinds,
   collections,

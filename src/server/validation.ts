@@ -19,6 +19,7 @@ import {
   type JsonSchema,
   type KindDescriptor,
   loadSchemaDocuments,
+  parserFormat,
   schemaKey,
 } from "../model/index.js";
 import { type ApiProblem, problems } from "./errors.js";
@@ -43,17 +44,10 @@ const formatReasons: Record<string, (value: string, field: string) => unknown> =
  */
 function serverAjv(options: { useDefaults?: boolean } = {}): ReturnType<typeof createAjv> {
   const ajv = createAjv(options);
-  ajv.addFormat("pem-certificate-chain", {
-    type: "string",
-    validate: (value: string) => {
-      try {
-        parseCertificateChain(value);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  });
+  ajv.addFormat(
+    "pem-certificate-chain",
+    parserFormat((value) => parseCertificateChain(value)),
+  );
   return ajv;
 }
 
