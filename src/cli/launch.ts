@@ -5,13 +5,15 @@
  * the same command compiled, so V8 does not do it again. Node 22 has this built in
  * (`module.enableCompileCache`); Node 20 only offers it to scripts compiled through node:vm, as here.
  *
- * - One cache per command (`validate`, `plan`...): `<cache dir>/code-cache/<command>-<digest>.bin`,
- *   mode 0600, the digest naming the bundle (path, size, modification time) and Node (version, arch).
+ * - One cache per command (`validate`, `plan`...) and install: `<cache dir>/code-cache/
+ *   <command>-<install>-<build>.bin`, mode 0600, the digests naming the bundle's path, then its size
+ *   and modification time and Node (version, arch).
  *   The bundle's parts that only some runs load (`server.cjs`, the reference server: scripts/bundle.ts)
  *   are compiled the same way when the bundle asks for them, each with its cache
- *   (`<command>.server-<digest>.bin`).
- * - Written at the exit of a run that had none, or whose cache V8 refused; an older cache of the same
- *   command is removed then. V8 itself refuses a cache made for another source, V8 or flags.
+ *   (`<command>.server-<install>-<build>.bin`).
+ * - Written at the exit of a run that had none, or whose cache V8 refused; the same command's cache of
+ *   an older build of the same install is removed then (not another install's: several projects may
+ *   each have their own). V8 itself refuses a cache made for another source, V8 or flags.
  * - Best effort: a cache that cannot be read or written is ignored; the run is the same without it.
  * - It holds compiled code of the bundle only, never data of a run. `TGW_CODE_CACHE=0` turns it off;
  *   under `--debug` the launcher says on stderr whether a cache was used.
@@ -35,37 +37,32 @@ export type CodeCacheUse = "used" | "refused" | "none" | "off";
  * @param env where TGW_CODE_CACHE and the cache directory are read (default process.env)
  * @throws Error when the bundle cannot be read or fails at its top level (a broken build)
  */
-export function launch(bundle: string, args: readonly string[], env = process.env): CodeCacheUse {
+export function launch(bundle: string, args: readonly string[], env = process.env): void {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     // What commander prints for it, without loading the CLI.
     const pkg = JSON.parse(readFileSync(join(dirname(bundle), "..", "..", "package.json"), "utf8"));
     process.stdout.write(`${pkg.version}\n`);
-    return "none";
+    return;
   }
   const off = env.TGW_CODE_CACHE === "0";
-  const compile = (file: string): { run: (...args: unknown[]) => void; use: CodeCacheUse } => {
+  /** Runs the CommonJS script `file` through the code cache; its `module.exports`. */
+  const load = (file: string): unknown => {
     const cache = off ? undefined : cacheFile(file, args, env);
     const compiled = compileCached(file, cache);
     if (args.includes("--debug"))
       process.stderr.write(`tgw: code cache ${compiled.use}${cache ? ` (${cache})` : ""}\n`);
-    return compiled;
+    const module = { exports: {} };
+    compiled.run(module.exports, createRequire(file), module, file, dirname(file));
+    return module.exports;
   };
   // The bundle's parts that only some runs need (the reference server), loaded through the same cache.
   const parts = new Map<string, unknown>();
   (globalThis as Record<symbol, unknown>)[LOAD_PART] = (name: string): unknown => {
-    if (!parts.has(name)) {
-      const file = join(dirname(bundle), name);
-      const module = { exports: {} };
-      compile(file).run(module.exports, createRequire(file), module, file, dirname(file));
-      parts.set(name, module.exports);
-    }
+    if (!parts.has(name)) parts.set(name, load(join(dirname(bundle), name)));
     return parts.get(name);
   };
-  const main = compile(bundle);
   process.argv = [process.argv[0] ?? process.execPath, bundle, ...args];
-  const module = { exports: {} };
-  main.run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  return main.use;
+  load(bundle);
 }
 
 /** How the bundle asks the launcher for one of its parts (scripts/bundle.ts). */
@@ -103,22 +100,26 @@ function compileCached(
   return { run: (...params) => fn.call(params[0], ...params), use };
 }
 
-/** The cache file of `bundle` for the command `args` names (see the module doc). */
-export function cacheFile(bundle: string, args: readonly string[], env = process.env): string | undefined {
+/**
+ * The cache file of the script `file` for the command `args` names (see the module doc):
+ * `<command>[.<part>]-<install>-<build>.bin`, `<install>` a digest of the script's path and `<build>` of
+ * its size, modification time and Node. Undefined when the script cannot be read.
+ */
+export function cacheFile(file: string, args: readonly string[], env = process.env): string | undefined {
   try {
-    const { size, mtimeMs } = statSync(bundle);
+    const { size, mtimeMs } = statSync(file);
     const word = args.find((a) => !a.startsWith("-")) ?? "tgw";
     const command = /^[a-z]{1,20}$/.test(word) ? word : "other";
-    const digest = createHash("sha256")
-      .update([bundle, size, mtimeMs, process.version, process.arch].join("\n"))
-      .digest("hex")
-      .slice(0, 24);
-    const part = basename(bundle, ".cjs") === "tgw" ? "" : `.${basename(bundle, ".cjs")}`;
-    return join(userCacheDir(env), "code-cache", `${command}${part}-${digest}.bin`);
+    const part = basename(file, ".cjs") === "tgw" ? "" : `.${basename(file, ".cjs")}`;
+    const install = digest(file);
+    const build = digest([size, mtimeMs, process.version, process.arch].join("\n"));
+    return join(userCacheDir(env), "code-cache", `${command}${part}-${install}-${build}.bin`);
   } catch {
     return undefined;
   }
 }
+
+const digest = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
 
 function readCache(file: string): Buffer | undefined {
   try {
@@ -128,7 +129,10 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache atomically, then removes the command's caches of other bundles. Best effort. */
+/**
+ * Writes the cache atomically, then removes the caches of the same command and install made for other
+ * builds of it (an upgrade); another install's (a project of its own) are kept. Best effort.
+ */
 function writeCache(file: string, data: Buffer): void {
   try {
     const dir = dirname(file);
@@ -137,7 +141,8 @@ function writeCache(file: string, data: Buffer): void {
     writeFileSync(temp, data, { mode: 0o600 });
     renameSync(temp, file);
     const name = file.slice(dir.length + 1);
-    const prefix = name.slice(0, name.indexOf("-") + 1);
+    // `<command>[.<part>]-<install>-`: what is left is the build.
+    const prefix = name.slice(0, name.lastIndexOf("-") + 1);
     for (const other of readdirSync(dir)) {
       if (other.startsWith(prefix) && other !== name && other.endsWith(".bin"))
         rmSync(join(dir, other), { force: true });

@@ -6,19 +6,16 @@
  * from another), a module that finds its files from its own path, a CommonJS package reached through
  * a dynamic import, `import.meta` in a CommonJS script.
  */
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../../scripts/bundle.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { copyExamples, type Run } from "./tgw.js";
+import { copyExamples, type Run, tgw } from "./tgw.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const LAUNCH = pathToFileURL(join(ROOT, "src", "cli", "launch.ts")).href;
 let outdir: string;
 let cacheDir: string;
@@ -47,24 +44,7 @@ afterAll(async () => {
 
 /** Runs the bundle through the launcher with `args` in the copy of the examples. */
 function bundled(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const { TGW_API_URL: _url, TGW_API_KEY: _key, ...inherited } = process.env;
-    const child = spawn(process.execPath, ["--import", TSX, join(outdir, "bin.mjs"), ...args], {
-      cwd: dir,
-      env: { ...inherited, NO_COLOR: "1", TGW_CACHE_DIR: cacheDir, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return tgw(args, { cwd: dir, script: join(outdir, "bin.mjs"), env: { TGW_CACHE_DIR: cacheDir, ...env } });
 }
 
 const api = () => ({ TGW_API_URL: server.url, TGW_API_KEY: server.token });
@@ -97,7 +77,7 @@ describe("the CLI bundle", () => {
     const first = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") });
     expect(first.stderr).toMatch(/^tgw: code cache none \(/);
     const files = await readdir(join(cacheDir, "a", "code-cache"));
-    expect(files).toEqual([expect.stringMatching(/^validate-[0-9a-f]{24}\.bin$/)]);
+    expect(files).toEqual([expect.stringMatching(/^validate-[0-9a-f]{16}-[0-9a-f]{16}\.bin$/)]);
     const file = join(cacheDir, "a", "code-cache", files[0] as string);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
 
@@ -112,6 +92,31 @@ describe("the CLI bundle", () => {
     expect((await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") })).stderr).toMatch(
       /code cache used/,
     );
+
+    // Another install of tgw (a project of its own) keeps its cache beside this one's.
+    const other = await mkdtemp(join(ROOT, "dist", "bundle-test-"));
+    try {
+      await cp(outdir, other, { recursive: true });
+      const launcher = (await readFile(join(outdir, "bin.mjs"), "utf8")).replaceAll(outdir, other);
+      await writeFile(join(other, "bin.mjs"), launcher);
+      const elsewhere = await tgw(validate, {
+        cwd: dir,
+        script: join(other, "bin.mjs"),
+        env: { TGW_CACHE_DIR: join(cacheDir, "a") },
+      });
+      expect(elsewhere.stderr).toMatch(/^tgw: code cache none \(/);
+      expect(await readdir(join(cacheDir, "a", "code-cache"))).toHaveLength(2);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+    // A new build of this install replaces its cache.
+    await utimes(join(outdir, "tgw.cjs"), new Date(), new Date(Date.now() + 5_000));
+    expect((await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") })).stderr).toMatch(
+      /code cache none/,
+    );
+    const after = await readdir(join(cacheDir, "a", "code-cache"));
+    expect(after).toHaveLength(2);
+    expect(after).not.toContain(files[0]);
 
     const off = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "b"), TGW_CODE_CACHE: "0" });
     expect(off.stderr).toMatch(/^tgw: code cache off/);

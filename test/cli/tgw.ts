@@ -29,6 +29,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Written to stdin, then closed (default: stdin closed at once, so it is not a terminal). */
   input?: string;
+  /** The script node runs (with tsx) instead of src/cli/main.ts: a launcher of a built bundle. */
+  script?: string;
 }
 
 function environment(opts: RunOptions): NodeJS.ProcessEnv {
@@ -43,7 +45,7 @@ function environment(opts: RunOptions): NodeJS.ProcessEnv {
 
 /** Starts `tgw args...`; the caller reads its output and may kill it. */
 export function spawnTgw(args: string[], opts: RunOptions): ChildProcess {
-  const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, ["--import", TSX, opts.script ?? MAIN, ...args], {
     cwd: opts.cwd,
     env: environment(opts),
     stdio: ["pipe", "pipe", "pipe"],
