@@ -10,7 +10,6 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import { globSync } from "tinyglobby";
 import type { ProblemList } from "./errors.js";
 
 /** The configuration files, in order, and the configuration directory (absolute paths). */
@@ -50,11 +49,8 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
       files.push(abs);
       continue;
     }
-    const found = globSync(["*.yaml", "*.yml"], { cwd: abs, dot: false, onlyFiles: true })
-      .filter(isConfigFileName)
-      .map((name) => resolve(abs, name))
-      .sort();
-    for (const link of danglingLinks(abs))
+    const { found, dangling } = listConfigFiles(abs);
+    for (const link of dangling)
       problems.add({ file: displayPath(cwd, link), line: 0, col: 0 }, "", "a symbolic link to nothing");
     if (found.length === 0)
       problems.add(whole, "", "no configuration files (*.yaml, *.yml) in this directory");
@@ -64,21 +60,30 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
 }
 
 /**
- * Configuration file names in `dir` that are symbolic links to nothing. tinyglobby leaves them out
- * without a word, and a configuration file that silently disappears plans the deletion of its resources.
+ * The configuration files of one directory, one level deep (a plain listing: no glob needed), in name
+ * order: files, and links to files, named `*.yaml` / `*.yml`. Links to nothing are returned apart: a
+ * configuration file that silently disappeared would plan the deletion of its resources.
+ * @returns absolute paths of the files, and of the links to nothing
  */
-function danglingLinks(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isSymbolicLink() && isConfigFileName(d.name))
-    .map((d) => resolve(dir, d.name))
-    .filter((link) => {
+function listConfigFiles(dir: string): { found: string[]; dangling: string[] } {
+  const found: string[] = [];
+  const dangling: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!isConfigFileName(entry.name)) continue;
+    const path = resolve(dir, entry.name);
+    if (entry.isFile()) found.push(path);
+    else if (entry.isSymbolicLink()) {
+      let isFile: boolean;
       try {
-        statSync(link);
-        return false;
+        isFile = statSync(path).isFile();
       } catch {
-        return true;
+        dangling.push(path); // a missing target, or a loop of links
+        continue;
       }
-    });
+      if (isFile) found.push(path);
+    }
+  }
+  return { found: found.sort(), dangling: dangling.sort() };
 }
 
 /** The default stack name: the configuration directory's name. */

@@ -58,6 +58,24 @@ describe("symbolic links", () => {
     expect((err as ConfigError).format()).toContain("keys.yaml: a symbolic link to nothing");
   });
 
+  it("in a loop are an error; directories named *.yaml, linked or not, are not files", async () => {
+    symlinkSync("loop-b.yaml", join(dir, "loop-a.yaml"));
+    symlinkSync("loop-a.yaml", join(dir, "loop-b.yaml"));
+    mkdirSync(join(dir, "sub.yaml"));
+    writeFileSync(join(dir, "sub.yaml", "inner.yaml"), "api_keys:\n  hidden: {}\n");
+    symlinkSync(outside, join(dir, "linked-dir.yml"));
+    const err = await loadDesiredState([dir]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    const text = (err as ConfigError).format();
+    expect(text).toContain("loop-a.yaml: a symbolic link to nothing");
+    expect(text).toContain("loop-b.yaml: a symbolic link to nothing");
+    expect(text).not.toMatch(/sub\.yaml|linked-dir\.yml|hidden/);
+    rmSync(join(dir, "loop-a.yaml"));
+    rmSync(join(dir, "loop-b.yaml"));
+    const desired = await loadDesiredState([dir]);
+    expect(desired.resources.map((r) => r.address)).toEqual(["tunnel_group_backends.web"]);
+  });
+
   it("of a ConfigMap: tgw watch notices the ..data swap of an update", async () => {
     const batches: string[][] = [];
     watcher = new FileWatcher({ roots: [dir], debounceMs: 100, onChange: (files) => batches.push(files) });
