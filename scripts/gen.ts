@@ -1,5 +1,7 @@
 /**
  * Generates the files derived from schemas/:
+ * - src/model/kinds.gen.ts: the kind descriptors (src/model/kinds-derive.ts), which every run reads
+ *   instead of the schemas; every generator below uses the descriptors derived now, not that file;
  * - src/model/types.gen.ts: one TypeScript type per `$defs` entry (create, update, put, response) of
  *   every kind, so no field list is typed a second time by hand;
  * - src/model/validators.gen.ts, src/state/format.gen.ts: the configuration's and the state file's
@@ -10,7 +12,7 @@
  * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`tunnelgw/cdktf`).
  *
  *   npm run gen            write the files
- *   npm run gen -- --check exit 1 if a file is out of date (test/model/types-gen.test.ts,
+ *   npm run gen -- --check exit 1 if a file is out of date (test/model/kinds-gen.test.ts, types-gen.test.ts,
  *                          test/config/config-schema.test.ts, config-docs.test.ts,
  *                          test/terraform/provider-schema.test.ts and test/cdktf/bindings.test.ts
  *                          check the same)
@@ -18,6 +20,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { useKinds } from "../src/model/kinds.js";
+import { deriveKinds, kindsModuleText } from "../src/model/kinds-derive.js";
 import { generateBindings } from "./gen-cdktf.js";
 import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
@@ -25,10 +29,14 @@ import { providerSchemaText } from "./gen-provider-schema.js";
 import { generateTypes } from "./gen-types.js";
 import { generateStateValidator, generateValidators } from "./gen-validators.js";
 
+// Before anything reads a kind: the generated file is what this run may be about to replace.
+const kinds = deriveKinds();
+useKinds(kinds);
 const docs = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));
 const bindingsDir = fileURLToPath(new URL("../src/cdktf/gen/", import.meta.url));
 const providerSchema = providerSchemaText();
 const targets: Array<[string, string]> = [
+  [fileURLToPath(new URL("../src/model/kinds.gen.ts", import.meta.url)), kindsModuleText(kinds)],
   [fileURLToPath(new URL("../src/model/types.gen.ts", import.meta.url)), await generateTypes()],
   [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
   [docs, withKindSections(readFileSync(docs, "utf8"))],

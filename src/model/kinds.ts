@@ -1,15 +1,11 @@
 /**
  * Kind descriptors: what every other layer needs to know about a kind, derived from its schema
- * in `schemas/` and never written a second time.
- *
- * Derivation rules (documented in schemas/README.md):
- * - a field PATCH may change is a property of `$defs.update`;
- * - a field whose change forces a replace is a property of `$defs.create` absent from `$defs.update`;
- * - a module (`$defs.put`) changes every field with one PUT;
- * - `writeOnly`, `default`, `format: date-time` are standard keywords; `x-tgw` carries the rest
- *   (`ref`, `live`, `secret`, `unordered`, `normalize`, `metadata`, `hint`).
+ * in `schemas/` (./kinds-derive.ts, rules in schemas/README.md) and never written a second time.
+ * A run reads them from ./kinds.gen.ts, which `npm run gen` writes and test/model/kinds-gen.test.ts
+ * keeps current.
  */
-import { inlineRefs, type JsonSchema, loadSchemaDocuments } from "./schema-files.js";
+import { KIND_DATA } from "./kinds.gen.js";
+import type { JsonSchema } from "./schema-files.js";
 
 /** An operation of the API on a kind. */
 export type Operation = "create" | "list" | "get" | "update" | "delete" | "put";
@@ -80,113 +76,36 @@ export interface KindDescriptor {
   metadataField?: string;
 }
 
-interface KindAnnotation {
-  kind: string;
-  collection?: string;
-  path: string;
-  listKey?: string;
-  idPrefix?: string;
+/**
+ * A kind descriptor as plain data (sets as arrays): the form of ./kinds.gen.ts, which `npm run gen`
+ * derives from `schemas/` (./kinds-derive.ts), so that a run does not read and resolve every schema
+ * at start-up (issue 13).
+ */
+export type KindData = Omit<KindDescriptor, "operations" | "defs"> & {
   operations: Operation[];
-  module?: { parent: ModuleParent; configKey: string };
-  referencedOnly?: boolean;
-  parent?: string;
-}
-
-interface FieldAnnotation {
-  ref?: string | string[];
-  live?: string;
-  secret?: boolean;
-  unordered?: boolean;
-  normalize?: Normalization;
-  metadata?: boolean;
-}
-
-const props = (schema: JsonSchema | undefined): Record<string, JsonSchema> =>
-  (schema?.properties as Record<string, JsonSchema> | undefined) ?? {};
-
-function describe(doc: JsonSchema, referencedOnly: boolean): KindDescriptor {
-  const ann = doc["x-tgw"] as KindAnnotation;
-  const id = doc.$id as string;
-  const defs = (doc.$defs ?? {}) as Record<string, JsonSchema>;
-  const inlined = new Map<string, JsonSchema | undefined>();
-  const def = (name: string): JsonSchema | undefined => {
-    if (!inlined.has(name)) inlined.set(name, defs[name] ? inlineRefs(defs[name], id) : undefined);
-    return inlined.get(name);
-  };
-  const request = def("put") ?? def("create");
-  const update = def("update");
-  const isModule = Boolean(defs.put);
-  const required = new Set((request?.required as string[] | undefined) ?? []);
-
-  const fields = Object.entries(props(request)).map(([name, schema]): FieldDescriptor => {
-    const x = (schema["x-tgw"] ?? {}) as FieldAnnotation;
-    const items = (schema.items ?? {}) as JsonSchema;
-    const mutable = isModule || name in props(update);
-    return {
-      name,
-      schema,
-      required: required.has(name),
-      mutable,
-      forcesReplace: !mutable,
-      writeOnly: schema.writeOnly === true,
-      secret: x.secret === true,
-      ...(x.ref ? { ref: Array.isArray(x.ref) ? x.ref : [x.ref] } : {}),
-      ...(x.live ? { live: x.live } : {}),
-      ...("default" in schema ? { default: schema.default } : {}),
-      unordered: x.unordered === true,
-      ...(x.normalize ? { normalize: x.normalize } : {}),
-      isMetadata: x.metadata === true,
-      dateTime: schema.format === "date-time" || items.format === "date-time",
-    };
-  });
-
-  const metadataField = fields.find((f) => f.isMetadata)?.name;
-  const secretPaths: string[][] = [];
-  const seen = new Set<string>();
-  const collect = (node: unknown, path: string[]) => {
-    if (!node || typeof node !== "object") return;
-    const n = node as JsonSchema;
-    if ((n["x-tgw"] as FieldAnnotation | undefined)?.secret && !seen.has(path.join("."))) {
-      seen.add(path.join("."));
-      secretPaths.push(path);
-    }
-    for (const [k, v] of Object.entries(props(n))) collect(v, [...path, k]);
-    if (n.items) collect(n.items, path);
-  };
-  for (const name of ["create", "update", "put", "response"]) collect(def(name), []);
-
-  return {
-    kind: ann.kind,
-    title: doc.title as string,
-    description: doc.description as string,
-    schemaId: id,
-    ...(ann.collection ? { collection: ann.collection } : {}),
-    path: ann.path,
-    ...(ann.listKey ? { listKey: ann.listKey } : {}),
-    ...(ann.idPrefix ? { idPrefix: ann.idPrefix } : {}),
-    operations: new Set(ann.operations),
-    ...(ann.module ? { module: ann.module } : {}),
-    referencedOnly,
-    ...(ann.parent ? { parent: ann.parent } : {}),
-    defs: new Set(Object.keys(defs).filter((k) => ["create", "update", "put", "response"].includes(k))),
-    fields,
-    secretPaths,
-    ...(metadataField ? { metadataField } : {}),
-  };
-}
+  defs: string[];
+};
 
 let registry: Map<string, KindDescriptor> | undefined;
 
 /** Every kind (docs/api.md kinds first, then referenced-only objects), keyed by kind name. */
 export function allKinds(): ReadonlyMap<string, KindDescriptor> {
-  if (!registry) {
-    const docs = loadSchemaDocuments();
-    registry = new Map();
-    for (const doc of docs.kinds) registry.set((doc["x-tgw"] as KindAnnotation).kind, describe(doc, false));
-    for (const doc of docs.referenced)
-      registry.set((doc["x-tgw"] as KindAnnotation).kind, describe(doc, true));
-  }
+  registry ??= kindMap(KIND_DATA);
   return registry;
+}
+
+/**
+ * Makes `kinds` the descriptors every later call sees, instead of ./kinds.gen.ts: for `npm run gen`,
+ * which derives them from `schemas/` as they are now (the generated file may be the stale one).
+ */
+export function useKinds(kinds: readonly KindData[]): void {
+  registry = kindMap(kinds);
+}
+
+function kindMap(kinds: readonly KindData[]): Map<string, KindDescriptor> {
+  return new Map(
+    kinds.map((k) => [k.kind, { ...k, operations: new Set(k.operations), defs: new Set(k.defs) }]),
+  );
 }
 
 /**
