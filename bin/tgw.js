@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // Entry point of the published CLI: runs the bundle dist/tgw/tgw.cjs (scripts/bundle.ts) with a V8 code
-// cache (src/cli/launch.ts). Both are built by `npm ci` via `prepare`.
-import { fileURLToPath } from "node:url";
-import { launch } from "../dist/cli/launch.js";
+// cache (src/cli/launch.ts, bundled as dist/tgw/launch.cjs). Both are built by `npm ci` via `prepare`.
+// CommonJS (bin/package.json): an ES module entry point would start Node's ES module loader first.
+"use strict";
+const { join } = require("node:path");
 
-launch(fileURLToPath(new URL("../dist/tgw/tgw.cjs", import.meta.url)), process.argv.slice(2));
+require("../dist/tgw/launch.cjs").launch(
+  join(__dirname, "..", "dist", "tgw", "tgw.cjs"),
+  process.argv.slice(2),
+);

@@ -9,14 +9,13 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../../scripts/bundle.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { copyExamples, type Run, tgw } from "./tgw.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const LAUNCH = pathToFileURL(join(ROOT, "src", "cli", "launch.ts")).href;
 let outdir: string;
 let cacheDir: string;
 let server: TestServer;
@@ -25,11 +24,11 @@ let dir: string;
 beforeAll(async () => {
   outdir = await mkdtemp(join(ROOT, "dist", "bundle-test-"));
   await bundleCli(outdir);
-  // bin/tgw.js, with the launcher from the sources and the bundle just built.
+  // bin/tgw.js, with the launcher and the bundle just built.
   const bundle = join(outdir, "tgw.cjs");
   await writeFile(
-    join(outdir, "bin.mjs"),
-    `import { launch } from ${JSON.stringify(LAUNCH)};\nlaunch(${JSON.stringify(bundle)}, process.argv.slice(2));\n`,
+    join(outdir, "bin.cjs"),
+    `require(${JSON.stringify(join(outdir, "launch.cjs"))}).launch(${JSON.stringify(bundle)}, process.argv.slice(2));\n`,
   );
   cacheDir = await mkdtemp(join(tmpdir(), "tgw-code-cache-"));
   server = await startTestServer();
@@ -44,7 +43,7 @@ afterAll(async () => {
 
 /** Runs the bundle through the launcher with `args` in the copy of the examples. */
 function bundled(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return tgw(args, { cwd: dir, script: join(outdir, "bin.mjs"), env: { TGW_CACHE_DIR: cacheDir, ...env } });
+  return tgw(args, { cwd: dir, script: join(outdir, "bin.cjs"), env: { TGW_CACHE_DIR: cacheDir, ...env } });
 }
 
 const api = () => ({ TGW_API_URL: server.url, TGW_API_KEY: server.token });
@@ -97,11 +96,11 @@ describe("the CLI bundle", () => {
     const other = await mkdtemp(join(ROOT, "dist", "bundle-test-"));
     try {
       await cp(outdir, other, { recursive: true });
-      const launcher = (await readFile(join(outdir, "bin.mjs"), "utf8")).replaceAll(outdir, other);
-      await writeFile(join(other, "bin.mjs"), launcher);
+      const launcher = (await readFile(join(outdir, "bin.cjs"), "utf8")).replaceAll(outdir, other);
+      await writeFile(join(other, "bin.cjs"), launcher);
       const elsewhere = await tgw(validate, {
         cwd: dir,
-        script: join(other, "bin.mjs"),
+        script: join(other, "bin.cjs"),
         env: { TGW_CACHE_DIR: join(cacheDir, "a") },
       });
       expect(elsewhere.stderr).toMatch(/^tgw: code cache none \(/);
