@@ -13,13 +13,28 @@
  *   (`<command>.server-<install>-<build>.bin`).
  * - Written at the exit of a run that had none, or whose cache V8 refused; the same command's cache of
  *   an older build of the same install is removed then (not another install's: several projects may
- *   each have their own). V8 itself refuses a cache made for another source, V8 or flags.
+ *   each have their own), and so is any cache unused for 30 days (an install since removed): a cache
+ *   in use has its modification time renewed once a day. V8 itself refuses a cache made for another
+ *   source, V8 or flags.
  * - Best effort: a cache that cannot be read or written is ignored; the run is the same without it.
  * - It holds compiled code of the bundle only, never data of a run. `TGW_CODE_CACHE=0` turns it off;
  *   under `--debug` the launcher says on stderr whether a cache was used.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { constants, Script } from "node:vm";
@@ -79,7 +94,7 @@ function compileCached(
 ): { run: (...args: unknown[]) => void; use: CodeCacheUse } {
   // The bundle is ASCII (scripts/bundle.ts): latin1 reads it into a one-byte string, without decoding.
   const source = readFileSync(file, "latin1");
-  const cachedData = cache === undefined ? undefined : readCache(cache);
+  const { data: cachedData, mtimeMs } = (cache === undefined ? undefined : readCache(cache)) ?? {};
   // The same wrapper as Node's for a CommonJS module, on the first line so that line numbers hold.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
     filename: file,
@@ -96,6 +111,8 @@ function compileCached(
           : "used";
   if (cache !== undefined && use !== "used")
     process.once("exit", () => writeCache(cache, script.createCachedData()));
+  else if (cache !== undefined && Date.now() - (mtimeMs ?? 0) > DAY_MS)
+    process.once("exit", () => touch(cache));
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
   return { run: (...params) => fn.call(params[0], ...params), use };
 }
@@ -121,11 +138,33 @@ export function cacheFile(file: string, args: readonly string[], env = process.e
 
 const digest = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
 
-function readCache(file: string): Buffer | undefined {
+const DAY_MS = 86_400_000;
+/** A cache not used for this long belongs to an install that is gone, most likely. */
+const UNUSED_MS = 30 * DAY_MS;
+
+/** The cache's bytes and modification time (ms since the epoch); undefined when it cannot be read. */
+function readCache(file: string): { data: Buffer; mtimeMs: number } | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file);
+    fd = openSync(file, "r");
+    const { size, mtimeMs } = fstatSync(fd);
+    const data = Buffer.allocUnsafe(size);
+    if (readSync(fd, data, 0, size, 0) !== size) return undefined;
+    return { data, mtimeMs };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Marks a cache as in use (its modification time), so that writeCache does not take it for unused. */
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // Best effort, like every cache operation.
   }
 }
 
@@ -143,9 +182,13 @@ function writeCache(file: string, data: Buffer): void {
     const name = file.slice(dir.length + 1);
     // `<command>[.<part>]-<install>-`: what is left is the build.
     const prefix = name.slice(0, name.lastIndexOf("-") + 1);
+    const unusedSince = Date.now() - UNUSED_MS;
     for (const other of readdirSync(dir)) {
-      if (other.startsWith(prefix) && other !== name && other.endsWith(".bin"))
-        rmSync(join(dir, other), { force: true });
+      if (other === name || !(other.endsWith(".bin") || other.endsWith(".tmp"))) continue;
+      const path = join(dir, other);
+      const olderBuild = other.startsWith(prefix) && other.endsWith(".bin");
+      if (olderBuild || (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? unusedSince) < unusedSince)
+        rmSync(path, { force: true });
     }
   } catch {
     // A cache is an optimisation: a run never fails for it.

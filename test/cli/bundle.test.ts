@@ -117,6 +117,30 @@ describe("the CLI bundle", () => {
     expect(after).toHaveLength(2);
     expect(after).not.toContain(files[0]);
 
+    // A cache in use is marked as such once a day; one unused for 30 days (an install since removed)
+    // goes at the next write.
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const install = (name: string | undefined) => name?.split("-")[1];
+    const ours = after.find((f) => install(f) === install(files[0]));
+    const current = join(cacheDir, "a", "code-cache", ours ?? "missing");
+    const [gone, kept] = ["validate-00000000000000aa-00.bin", "plan-00000000000000bb-00.bin"];
+    for (const [name, age] of [
+      [gone, 31],
+      [kept, 29],
+    ] as const) {
+      await writeFile(join(cacheDir, "a", "code-cache", name), "x");
+      await utimes(join(cacheDir, "a", "code-cache", name), days(age), days(age));
+    }
+    await utimes(current, days(40), days(40));
+    expect((await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") })).stderr).toMatch(/cache used/);
+    expect((await stat(current)).mtimeMs).toBeGreaterThan(days(1).getTime());
+    await writeFile(current, "refused, so written again");
+    await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "a") });
+    const pruned = await readdir(join(cacheDir, "a", "code-cache"));
+    expect(pruned).toContain(kept);
+    expect(pruned).not.toContain(gone);
+    expect(pruned).toContain(ours);
+
     const off = await bundled(validate, { TGW_CACHE_DIR: join(cacheDir, "b"), TGW_CODE_CACHE: "0" });
     expect(off.stderr).toMatch(/^tgw: code cache off/);
     expect(off.stdout).toBe(first.stdout);
