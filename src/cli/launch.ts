@@ -39,6 +39,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { constants, Script } from "node:vm";
 import { userCacheDir } from "../cache-dir.js";
+import { mapStackTraces } from "./stack-map.js";
 
 /** What a launch did with the code cache, as `--debug` reports it. */
 export type CodeCacheUse = "used" | "refused" | "none" | "off";
@@ -60,12 +61,14 @@ export function launch(bundle: string, args: readonly string[], env = process.en
     return;
   }
   const off = env.TGW_CODE_CACHE === "0";
+  const debug = args.includes("--debug");
+  const traces = debug ? mapStackTraces(join(dirname(bundle), "..", ".."), WRAPPER.length) : undefined;
   /** Runs the CommonJS script `file` through the code cache; its `module.exports`. */
   const load = (file: string): unknown => {
     const cache = off ? undefined : cacheFile(file, args, env);
     const compiled = compileCached(file, cache);
-    if (args.includes("--debug"))
-      process.stderr.write(`tgw: code cache ${compiled.use}${cache ? ` (${cache})` : ""}\n`);
+    traces?.add(file);
+    if (debug) process.stderr.write(`tgw: code cache ${compiled.use}${cache ? ` (${cache})` : ""}\n`);
     const module = { exports: {} };
     compiled.run(module.exports, createRequire(file), module, file, dirname(file));
     return module.exports;
@@ -79,6 +82,9 @@ export function launch(bundle: string, args: readonly string[], env = process.en
   process.argv = [process.argv[0] ?? process.execPath, bundle, ...args];
   load(bundle);
 }
+
+// The same wrapper as Node's for a CommonJS module, on the first line so that line numbers hold.
+const WRAPPER = "(function (exports, require, module, __filename, __dirname) { ";
 
 /** How the bundle asks the launcher for one of its parts (scripts/bundle.ts). */
 const LOAD_PART = Symbol.for("tunnelgw.loadPart");
@@ -95,8 +101,7 @@ function compileCached(
   // The bundle is ASCII (scripts/bundle.ts): latin1 reads it into a one-byte string, without decoding.
   const source = readFileSync(file, "latin1");
   const { data: cachedData, mtimeMs } = (cache === undefined ? undefined : readCache(cache)) ?? {};
-  // The same wrapper as Node's for a CommonJS module, on the first line so that line numbers hold.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+  const script = new Script(`${WRAPPER}${source}\n})`, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

@@ -155,6 +155,16 @@ describe("the CLI bundle", () => {
     expect(run.stderr).toContain("bad/tgw.yaml:4:5: api_keys.ci");
   });
 
+  it("shows --debug stack traces at the sources' lines, not the bundle's", async () => {
+    const run = await bundled(["validate", "-f", "no-such-dir", "--debug"]);
+    expect(run.code).toBe(1);
+    const load = await readFile(join(ROOT, "src", "config", "load.ts"), "utf8");
+    const at = /\n {4}at loadConfig \(src\/config\/load\.ts:(\d+):\d+\)\n/.exec(run.stderr);
+    expect(load.split("\n")[Number(at?.[1]) - 1]).toContain("throw new ConfigError");
+    expect(run.stderr).not.toContain("tgw.cjs:");
+    expect((await bundled(["validate", "-f", "no-such-dir"])).stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("applies the complete example, then plans no changes", async () => {
     const applied = await bundled(["apply", "-f", "examples/complete", "--auto-approve"], api());
     expect(applied.stderr).not.toMatch(/error/i);
