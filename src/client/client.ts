@@ -26,6 +26,7 @@ import { TgwError, UsageError } from "../errors.js";
 import { Agent } from "./agent.js";
 import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
+import { type Answer, ExchangeFailure, exchange, headerOf } from "./exchange.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
 import {
   backoffDelay,
@@ -153,7 +154,7 @@ export interface Api {
 }
 
 type Attempt =
-  | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | Answer
   /** `sent: false`: not sent, the API being unreachable (see the module doc). */
   | { failure: Failure; error: unknown; sent?: false };
 
@@ -171,6 +172,9 @@ export class ApiClient implements Api {
   readonly #onWaiting: ((event: WaitingEvent) => void) | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   readonly #retryUnreachable: boolean;
+  /** The headers of every call, without and with a body (shared: undici does not change them). */
+  readonly #headers: Record<string, string>;
+  readonly #bodyHeaders: Record<string, string>;
   /** The last attempt's failure while the API is unreachable (no connection could be made). */
   #unreachable: Extract<Attempt, { failure: Failure }> | undefined;
   /** The one call finding out whether an unreachable API is back; others wait for it. */
@@ -192,6 +196,13 @@ export class ApiClient implements Api {
     this.#onResponse = options.onResponse;
     this.#retryUnreachable = options.retryUnreachable ?? true;
     this.#onWaiting = options.onWaiting;
+    this.#headers = {
+      authorization: `Bearer ${this.#apiKey}`,
+      "service-version": "2",
+      accept: "application/json",
+      "user-agent": "tunnelgw",
+    };
+    this.#bodyHeaders = { ...this.#headers, "content-type": "application/json" };
   }
 
   /**
@@ -349,27 +360,26 @@ export class ApiClient implements Api {
         continue;
       }
 
-      const { status, headers, text } = result;
+      const { status, rawHeaders, text } = result;
       if (status >= 200 && status < 300) {
         this.#emit({ ...event, status });
         return { status, value: parseSuccess(method, path, status, text) };
       }
       let retryInMs: number | undefined;
       if (mayRetry && isRetryableStatus(method, status)) {
-        const after = parseRetryAfter(headers["retry-after"]);
+        const after = parseRetryAfter(headerOf(rawHeaders, "retry-after"));
         if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
         else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
       }
       this.#emit({ ...event, status, retryInMs });
       if (retryInMs === undefined) {
-        const contentType = headers["content-type"];
         throw apiErrorFromResponse({
           method,
           path,
           status,
-          contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+          contentType: headerOf(rawHeaders, "content-type"),
           body: text,
-          retryAfterMs: parseRetryAfter(headers["retry-after"]),
+          retryAfterMs: parseRetryAfter(headerOf(rawHeaders, "retry-after")),
         });
       }
       await sleep(retryInMs, signal);
@@ -417,42 +427,18 @@ export class ApiClient implements Api {
     payload: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
-    // A fresh controller per attempt, fed by the caller's signal and the deadline; the listener is
-    // removed afterwards so a long-lived signal (watch mode) does not accumulate listeners.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error("timeout"));
-    }, this.#timeoutMs);
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#apiKey}`,
-      "service-version": "2",
-      accept: "application/json",
-      "user-agent": "tunnelgw",
+    const sent = {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method,
+      headers: payload === undefined ? this.#headers : this.#bodyHeaders,
+      body: payload,
     };
-    if (payload !== undefined) headers["content-type"] = "application/json";
-    try {
-      const res = await this.#agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method,
-        headers,
-        body: payload,
-        signal: controller.signal,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
-      return { failure: classifyFailure(error), error };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+    const result = await exchange(this.#agent, sent, this.#timeoutMs, signal);
+    if (!(result instanceof ExchangeFailure)) return result;
+    const { error } = result;
+    if (result.timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
+    return { failure: classifyFailure(error), error };
   }
 
   #url(path: string, query: Query | undefined): URL {
