@@ -40,6 +40,7 @@ import {
   timeoutFailure,
 } from "./retry.js";
 import { sleep } from "./sleep.js";
+import { WaitWatch } from "./waits.js";
 
 /** Methods the API uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -128,7 +129,8 @@ export interface ApiClientOptions {
   retryUnreachable?: boolean;
   /**
    * Called when a call has waited `WAITING_AFTER_MS` (2 s) for its response or a rate-limit slot, then
-   * every 10 s while it still waits, so a long wait can say what it waits for. Exceptions are ignored.
+   * every 10 s while it still waits, so a long wait can say what it waits for (each report up to
+   * 0.25 s late: one timer looks at every wait, ./waits.ts). Exceptions are ignored.
    */
   onWaiting?: (event: WaitingEvent) => void;
   /**
@@ -169,7 +171,8 @@ export class ApiClient implements Api {
   /** Where the limiter's budget is kept between processes (./budget.ts); undefined: nowhere. */
   readonly #budgetFile: string | undefined;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
-  readonly #onWaiting: ((event: WaitingEvent) => void) | undefined;
+  /** Reports long waits to `onWaiting`, if given. */
+  readonly #waits: WaitWatch | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   readonly #retryUnreachable: boolean;
   /** The headers of every call, without and with a body (shared: undici does not change them). */
@@ -195,7 +198,9 @@ export class ApiClient implements Api {
     if (rate && this.#budgetFile) this.#limiter?.seed(loadBudget(this.#budgetFile, rate.windowMs));
     this.#onResponse = options.onResponse;
     this.#retryUnreachable = options.retryUnreachable ?? true;
-    this.#onWaiting = options.onWaiting;
+    this.#waits = options.onWaiting
+      ? new WaitWatch(options.onWaiting, WAITING_AFTER_MS, WAITING_EVERY_MS)
+      : undefined;
     this.#headers = {
       authorization: `Bearer ${this.#apiKey}`,
       "service-version": "2",
@@ -306,9 +311,9 @@ export class ApiClient implements Api {
     signal?.throwIfAborted();
     const path = this.#displayPath(url, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const shown = this.#displayPath(url, false);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
-      const shown = this.#displayPath(url, false);
       const waitStarted = performance.now();
       const release = this.#limiter
         ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
@@ -326,7 +331,7 @@ export class ApiClient implements Api {
       }
       const event = {
         method,
-        path: this.#displayPath(url, false),
+        path: shown,
         attempt,
         durationMs: performance.now() - started,
         ...(waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS ? { rateLimitWaitMs: Math.round(waitedMs) } : {}),
@@ -475,28 +480,9 @@ export class ApiClient implements Api {
     return url;
   }
 
-  /** Awaits `work`, reporting to `onWaiting` while it takes long. */
-  async #waiting<T>(what: Omit<WaitingEvent, "waitedMs">, work: Promise<T>): Promise<T> {
-    if (!this.#onWaiting) return work;
-    const t0 = performance.now();
-    const report = () => {
-      try {
-        this.#onWaiting?.({ ...what, waitedMs: performance.now() - t0 });
-      } catch {
-        // Observing must not change a run.
-      }
-    };
-    let every: NodeJS.Timeout | undefined;
-    const first = setTimeout(() => {
-      report();
-      every = setInterval(report, WAITING_EVERY_MS).unref();
-    }, WAITING_AFTER_MS).unref();
-    try {
-      return await work;
-    } finally {
-      clearTimeout(first);
-      clearInterval(every);
-    }
+  /** `work`, reported to `onWaiting` while it takes long. */
+  #waiting<T>(what: Omit<WaitingEvent, "waitedMs">, work: Promise<T>): Promise<T> {
+    return this.#waits ? this.#waits.watch(what, work) : work;
   }
 
   #emit(event: ResponseEvent): void {
