@@ -40,18 +40,18 @@ export class WaitWatch {
     this.#waits.add(wait);
     // Unref'd: a wait never keeps the process alive; the call it watches does.
     this.#timer ??= setInterval(() => this.#tick(), TICK_MS).unref();
-    const done = () => {
-      this.#waits.delete(wait);
-      if (this.#waits.size === 0) {
-        clearInterval(this.#timer);
-        this.#timer = undefined;
-      }
-    };
+    const done = () => this.#waits.delete(wait);
     work.then(done, done);
     return work;
   }
 
   #tick(): void {
+    // Stopped at a tick without waits, not when the last one ends: calls follow each other closely.
+    if (this.#waits.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
     const now = performance.now();
     for (const wait of this.#waits) {
       const waitedMs = now - wait.t0;

@@ -33,6 +33,7 @@ describe("WaitWatch", () => {
     await expect(slow).resolves.toBe("done");
     vi.advanceTimersByTime(30_000);
     expect(reports).toHaveLength(2);
+    // The timer stops at its first tick without a pending wait.
     expect(vi.getTimerCount()).toBe(0);
   });
 
