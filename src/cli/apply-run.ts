@@ -182,6 +182,8 @@ export async function runApply(
         lockTimeoutMs,
         lockHolder: holder(destroy ? "destroy" : "apply"),
         lockScope: "run",
+        // Read only by --json and a saved plan's check: not worth computing for every apply.
+        lazyFingerprints: true,
         ...(approve ? { approve } : {}),
         ...(saved ? { saved: saved.check } : {}),
         apiIdentity: target.identity,

@@ -26,6 +26,7 @@ import { TgwError, UsageError } from "../errors.js";
 import { Agent } from "./agent.js";
 import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
+import { type Answer, ExchangeFailure, exchange, headerOf } from "./exchange.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
 import {
   backoffDelay,
@@ -39,6 +40,7 @@ import {
   timeoutFailure,
 } from "./retry.js";
 import { sleep } from "./sleep.js";
+import { WaitWatch } from "./waits.js";
 
 /** Methods the API uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -127,7 +129,8 @@ export interface ApiClientOptions {
   retryUnreachable?: boolean;
   /**
    * Called when a call has waited `WAITING_AFTER_MS` (2 s) for its response or a rate-limit slot, then
-   * every 10 s while it still waits, so a long wait can say what it waits for. Exceptions are ignored.
+   * every 10 s while it still waits, so a long wait can say what it waits for (each report up to
+   * 0.25 s late: one timer looks at every wait, ./waits.ts). Exceptions are ignored.
    */
   onWaiting?: (event: WaitingEvent) => void;
   /**
@@ -153,7 +156,7 @@ export interface Api {
 }
 
 type Attempt =
-  | { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | Answer
   /** `sent: false`: not sent, the API being unreachable (see the module doc). */
   | { failure: Failure; error: unknown; sent?: false };
 
@@ -168,9 +171,13 @@ export class ApiClient implements Api {
   /** Where the limiter's budget is kept between processes (./budget.ts); undefined: nowhere. */
   readonly #budgetFile: string | undefined;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
-  readonly #onWaiting: ((event: WaitingEvent) => void) | undefined;
+  /** Reports long waits to `onWaiting`, if given. */
+  readonly #waits: WaitWatch | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   readonly #retryUnreachable: boolean;
+  /** The headers of every call, without and with a body (shared: undici does not change them). */
+  readonly #headers: Record<string, string>;
+  readonly #bodyHeaders: Record<string, string>;
   /** The last attempt's failure while the API is unreachable (no connection could be made). */
   #unreachable: Extract<Attempt, { failure: Failure }> | undefined;
   /** The one call finding out whether an unreachable API is back; others wait for it. */
@@ -191,7 +198,16 @@ export class ApiClient implements Api {
     if (rate && this.#budgetFile) this.#limiter?.seed(loadBudget(this.#budgetFile, rate.windowMs));
     this.#onResponse = options.onResponse;
     this.#retryUnreachable = options.retryUnreachable ?? true;
-    this.#onWaiting = options.onWaiting;
+    this.#waits = options.onWaiting
+      ? new WaitWatch(options.onWaiting, WAITING_AFTER_MS, WAITING_EVERY_MS)
+      : undefined;
+    this.#headers = {
+      authorization: `Bearer ${this.#apiKey}`,
+      "service-version": "2",
+      accept: "application/json",
+      "user-agent": "tunnelgw",
+    };
+    this.#bodyHeaders = { ...this.#headers, "content-type": "application/json" };
   }
 
   /**
@@ -295,9 +311,9 @@ export class ApiClient implements Api {
     signal?.throwIfAborted();
     const path = this.#displayPath(url, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const shown = this.#displayPath(url, false);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
-      const shown = this.#displayPath(url, false);
       const waitStarted = performance.now();
       const release = this.#limiter
         ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
@@ -315,7 +331,7 @@ export class ApiClient implements Api {
       }
       const event = {
         method,
-        path: this.#displayPath(url, false),
+        path: shown,
         attempt,
         durationMs: performance.now() - started,
         ...(waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS ? { rateLimitWaitMs: Math.round(waitedMs) } : {}),
@@ -349,27 +365,26 @@ export class ApiClient implements Api {
         continue;
       }
 
-      const { status, headers, text } = result;
+      const { status, rawHeaders, text } = result;
       if (status >= 200 && status < 300) {
         this.#emit({ ...event, status });
         return { status, value: parseSuccess(method, path, status, text) };
       }
       let retryInMs: number | undefined;
       if (mayRetry && isRetryableStatus(method, status)) {
-        const after = parseRetryAfter(headers["retry-after"]);
+        const after = parseRetryAfter(headerOf(rawHeaders, "retry-after"));
         if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
         else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
       }
       this.#emit({ ...event, status, retryInMs });
       if (retryInMs === undefined) {
-        const contentType = headers["content-type"];
         throw apiErrorFromResponse({
           method,
           path,
           status,
-          contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+          contentType: headerOf(rawHeaders, "content-type"),
           body: text,
-          retryAfterMs: parseRetryAfter(headers["retry-after"]),
+          retryAfterMs: parseRetryAfter(headerOf(rawHeaders, "retry-after")),
         });
       }
       await sleep(retryInMs, signal);
@@ -417,42 +432,18 @@ export class ApiClient implements Api {
     payload: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
-    // A fresh controller per attempt, fed by the caller's signal and the deadline; the listener is
-    // removed afterwards so a long-lived signal (watch mode) does not accumulate listeners.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error("timeout"));
-    }, this.#timeoutMs);
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#apiKey}`,
-      "service-version": "2",
-      accept: "application/json",
-      "user-agent": "tunnelgw",
+    const sent = {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method,
+      headers: payload === undefined ? this.#headers : this.#bodyHeaders,
+      body: payload,
     };
-    if (payload !== undefined) headers["content-type"] = "application/json";
-    try {
-      const res = await this.#agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method,
-        headers,
-        body: payload,
-        signal: controller.signal,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
-      return { failure: classifyFailure(error), error };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+    const result = await exchange(this.#agent, sent, this.#timeoutMs, signal);
+    if (!(result instanceof ExchangeFailure)) return result;
+    const { error } = result;
+    if (result.timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
+    return { failure: classifyFailure(error), error };
   }
 
   #url(path: string, query: Query | undefined): URL {
@@ -489,28 +480,9 @@ export class ApiClient implements Api {
     return url;
   }
 
-  /** Awaits `work`, reporting to `onWaiting` while it takes long. */
-  async #waiting<T>(what: Omit<WaitingEvent, "waitedMs">, work: Promise<T>): Promise<T> {
-    if (!this.#onWaiting) return work;
-    const t0 = performance.now();
-    const report = () => {
-      try {
-        this.#onWaiting?.({ ...what, waitedMs: performance.now() - t0 });
-      } catch {
-        // Observing must not change a run.
-      }
-    };
-    let every: NodeJS.Timeout | undefined;
-    const first = setTimeout(() => {
-      report();
-      every = setInterval(report, WAITING_EVERY_MS).unref();
-    }, WAITING_AFTER_MS).unref();
-    try {
-      return await work;
-    } finally {
-      clearTimeout(first);
-      clearInterval(every);
-    }
+  /** `work`, reported to `onWaiting` while it takes long. */
+  #waiting<T>(what: Omit<WaitingEvent, "waitedMs">, work: Promise<T>): Promise<T> {
+    return this.#waits ? this.#waits.watch(what, work) : work;
   }
 
   #emit(event: ResponseEvent): void {

@@ -77,7 +77,9 @@ export interface ReconcileOptions extends SafetyOptions {
   revision?: string;
   /**
    * Compute the plan's basis fingerprints only when read (`PlanInput.lazyFingerprints`): for a run
-   * that only shows the plan (`tgw plan`), never applies it, and changes neither state meanwhile.
+   * that does not change the desired state or the live state it read (the plan's inputs) after
+   * planning, such as `tgw plan` and `tgw apply` (apply calls the API, but its refresh result is
+   * left as read). A run whose live state is kept and updated (`readLive`, watch) must not.
    */
   lazyFingerprints?: boolean;
   /**
@@ -163,7 +165,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       destroy: options.destroy === true,
       ...(options.replace ? { replace: options.replace } : {}),
       ...(desired.moved ? { moves: desired.moved } : {}),
-      ...(options.lazyFingerprints && mode === "plan" ? { lazyFingerprints: true } : {}),
+      ...(options.lazyFingerprints && !options.readLive ? { lazyFingerprints: true } : {}),
     });
     const plan = selectTargets(whole, {
       ...(options.target ? { target: options.target } : {}),

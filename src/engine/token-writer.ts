@@ -6,7 +6,8 @@
  * (locks, wake-ups, promise jobs) cost the main thread, which also runs the API calls, more than the
  * calls themselves. Synchronous calls on the main thread would be cheapest, but a slow disk would then
  * stall every API call (test/engine/apply-tokens.test.ts). One worker does the calls synchronously:
- * tokens that arrive while it writes are sent to it together, one message per batch.
+ * tokens that arrive within a few milliseconds, or while it writes, are sent to it together, one
+ * message per batch.
  *
  * Each file is written exactly as the in-thread path does: `<file>.<pid>.tmp` opened with mode 0600
  * (the umask can only take bits away), the token and a newline written, closed, renamed over the file;
@@ -15,6 +16,12 @@
  * temporary files, which the next run's `recoverTokenFiles` handles as before (same names, same pid).
  */
 import { Worker } from "node:worker_threads";
+
+/**
+ * How long a token waits for others before they go to the worker together (ms). A wake-up of the worker
+ * costs both threads, and on a busy machine the main thread its core, more than a file's system calls.
+ */
+const BATCH_MS = 5;
 
 /** One token file to write. */
 interface Job {
@@ -107,14 +114,14 @@ export class TokenWriter {
     if (this.#broken) return this.#fallback(path, token);
     return new Promise((resolve, reject) => {
       this.#queue.push({ path, token, resolve, reject });
-      // Sent at the end of this turn of the event loop, with the other tokens of the responses read in
-      // it: one message for all of them.
+      // Sent `BATCH_MS` later with the tokens of the responses read meanwhile: one message, and one
+      // wake-up of the worker, for all of them (the state records these keys once their files are in place).
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => {
+        setTimeout(() => {
           this.#scheduled = false;
           this.#pump();
-        });
+        }, BATCH_MS);
       }
     });
   }

@@ -79,6 +79,26 @@ describe("requests", () => {
     expect(empty.message).toMatch(/Not Found.*empty body/);
   });
 
+  it("reads a body sent in pieces, a character split between them, and repeated headers", async () => {
+    const { server, client } = await setup({ retry: { retries: 0 } });
+    const bytes = Buffer.from(JSON.stringify({ id: "ak_1", description: "café ☕" }));
+    const cut = bytes.indexOf(Buffer.from("☕")) + 1;
+    server.handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(bytes.subarray(0, cut));
+      setTimeout(() => res.end(bytes.subarray(cut)), 20);
+    };
+    await expect(client.get("/api_keys/ak_1")).resolves.toEqual({ id: "ak_1", description: "café ☕" });
+
+    server.handler = (_req, res) => {
+      res.setHeader("Retry-After", ["7", "9"]);
+      send(res, 429, errorBody(429, "TGW_4290", "slow down"));
+    };
+    const err = (await client.get("/api_keys").catch((e: unknown) => e)) as ApiError;
+    expect(err.status).toBe(429);
+    expect(err.retryAfterMs).toBe(7_000);
+  });
+
   it("reports each attempt to onResponse without bodies or headers", async () => {
     const events: ResponseEvent[] = [];
     const { server, client } = await setup({
