@@ -47,7 +47,9 @@ async function liveAddresses(stack: string): Promise<Map<string, number>> {
 describe.skipIf(pg === undefined)("replicas with a PostgreSQL state", () => {
   it("one leads, one stands by; SIGKILL of the leader mid-apply: the standby takes over, nothing applied twice", async () => {
     if (pg === undefined) return;
-    const n = 120;
+    // Enough that the leader is still applying when a poll every 10 ms sees its tenth POST, on a loaded
+    // machine too (with 120, a fast apply could finish between two polls).
+    const n = 400;
     const lines = ["stack: ha", "tunnel_group_backends:"];
     for (let i = 0; i < n; i++) lines.push(`  b${i}:`, `    description: replica ${i}`);
     const scratch = scratchConfig("tgw-watch-ha-", { "config/main.yaml": `${lines.join("\n")}\n` });
