@@ -1,6 +1,6 @@
 /**
  * Crash safety and concurrency, with the real CLI in its own process:
- * - `tgw apply` killed with SIGKILL while creating 100 resources, then applied again: exactly 100 live
+ * - `tgw apply` killed with SIGKILL while creating 300 resources, then applied again: exactly 300 live
  *   resources, none duplicated, none orphaned (the marker sent in each create call is what lets the
  *   second run adopt what the first created but did not record).
  * - Two applies started at once: one fails naming the lock holder (or waits with --lock-timeout);
@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 
 const target = () => ({ url: server.url, token: server.token });
+const N = 300;
 
 /** Addresses of live backends carrying the marker of `stack`, with how many objects carry each. */
 async function liveAddresses(stack: string): Promise<Map<string, number>> {
@@ -40,8 +41,9 @@ async function liveAddresses(stack: string): Promise<Map<string, number>> {
   return counts;
 }
 
-it("SIGKILL during an apply of 100 creates, then apply again: 100 live, none duplicated, none orphaned", async () => {
-  const dir = await manyBackends(100, "crash");
+it("SIGKILL during an apply of 300 creates, then apply again: 300 live, none duplicated, none orphaned", async () => {
+  // 300: progress reaches a pipe in batches (every 0.1 s), and the kill must come before the end.
+  const dir = await manyBackends(N, "crash");
   dirs.push(dir);
   const child = spawnTgw(["apply", "-f", ".", "--auto-approve", "--parallelism", "2"], {
     cwd: dir,
@@ -59,7 +61,7 @@ it("SIGKILL during an apply of 100 creates, then apply again: 100 live, none dup
   expect(child.signalCode).toBe("SIGKILL");
   const before = await liveAddresses("crash");
   expect(before.size).toBeGreaterThanOrEqual(20);
-  expect(before.size).toBeLessThan(100);
+  expect(before.size).toBeLessThan(N);
   // The state (written atomically) is readable and records no more than exists; objects created but
   // not yet recorded when the process died are the ones the markers recover.
   const recorded = await new FileStateStore(join(dir, ".tgw", "state.json"), { stack: "crash" }).read();
@@ -85,12 +87,12 @@ it("SIGKILL during an apply of 100 creates, then apply again: 100 live, none dup
   });
   expect(again.code).toBe(0);
   // Only the missing ones were created: nothing sent twice.
-  expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(100 - before.size);
+  expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(N - before.size);
   const after = await liveAddresses("crash");
-  expect(after.size).toBe(100);
+  expect(after.size).toBe(N);
   expect([...after.values()].every((n) => n === 1)).toBe(true);
   const state = await new FileStateStore(join(dir, ".tgw", "state.json"), { stack: "crash" }).read();
-  expect(Object.keys(state.resources)).toHaveLength(100);
+  expect(Object.keys(state.resources)).toHaveLength(N);
   const plan = await tgw(["plan", "-f", ".", "--detailed-exitcode"], { cwd: dir, server: target() });
   expect(plan.code).toBe(0);
 }, 120_000);
