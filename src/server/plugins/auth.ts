@@ -66,15 +66,9 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
       accountId: key.accountId,
     };
   };
-  // Callback style: an async hook costs a promise and a microtask turn on every request.
-  app.addHook("onRequest", (request, _reply, done) => {
-    try {
-      request.principal = principalOf(request.headers.authorization);
-    } catch (err) {
-      return done(err as Error);
-    }
+  app.requestChecks.push((request) => {
+    request.principal = principalOf(request.headers.authorization);
     if (request.recorded) accountOfRecord.set(request.recorded, request.principal.accountId);
-    done();
   });
 }
 
