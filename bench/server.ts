@@ -11,7 +11,7 @@
  * `vs bare GET`), the figure this benchmark gave before 2026-11-25 (bench/README.md).
  *
  *   npx tsx bench/server.ts [--quick] [--rounds 5] [--seconds 2] [--connections 16]
- *                           [--long 1100000] [--segments 11] [--profile DIR]
+ *                           [--long 1100000] [--segments 11] [--profile DIR] [--routes list,create,get]
  *
  * Side by side: each round measures, for every route, its bare counterpart and the route one after
  * the other (A B, then B A in the next round, so a drift of the machine's load hits both), `--seconds`
@@ -25,6 +25,8 @@
  * segment (with the recorder's size, bounded), and last / first segment.
  *
  * `--quick`: 3 rounds of 0.5 s and a long run of 220,000 requests (still past the recorder's 100,000).
+ * `--long 0`: no long run. `--routes create`: only the routes named (of `list`, `create`, `get`), e.g.
+ * more rounds of one route while working on it.
  * `--profile DIR`: the server process writes its V8 CPU profile (`--cpu-prof`) to DIR at the end.
  *
  * Bounded and loopback only: 127.0.0.1, every measure stops at its time (a long segment after 120 s).
@@ -212,6 +214,7 @@ interface Options {
   long: number;
   segments: number;
   profile: string | undefined;
+  routes: string[];
 }
 
 function options(): Options {
@@ -224,6 +227,7 @@ function options(): Options {
       long: { type: "string" },
       segments: { type: "string", default: "11" },
       profile: { type: "string" },
+      routes: { type: "string", default: "list,create,get" },
     },
   });
   const quick = values.quick === true;
@@ -234,12 +238,16 @@ function options(): Options {
     long: Number(values.long ?? (quick ? 220_000 : 1_100_000)),
     segments: Number(values.segments),
     profile: values.profile,
+    routes: (values.routes ?? "").split(","),
   };
   for (const [name, v] of Object.entries(o)) {
-    if (name !== "profile" && !(Number.isFinite(v) && (v as number) > 0)) {
+    if (name === "profile" || name === "routes") continue;
+    if (!(Number.isFinite(v) && ((v as number) > 0 || (name === "long" && v === 0)))) {
       throw new Error(`--${name} must be a positive number`);
     }
   }
+  const unknown = o.routes.filter((r) => !["list", "create", "get"].includes(r));
+  if (unknown.length > 0 || o.routes.length === 0) throw new Error("--routes takes list, create and get");
   if (o.long > 5_000_000) throw new Error("--long is at most 5,000,000 requests");
   return o;
 }
@@ -415,12 +423,17 @@ async function main(): Promise<void> {
     process.stdout.write(
       `reference server benchmark (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, loopback)\n`,
     );
-    await sideBySide(child, o, [
-      { route: list, bare, goal: 0.3 },
-      { route: create, bare: barePost, goal: 0.4, bareGet: bare },
-      { route: getOne, bare, goal: 0.7 },
-    ]);
-    await longRun(child, o, bare, getOne);
+    const pairings: [string, Pairing][] = [
+      ["list", { route: list, bare, goal: 0.3 }],
+      ["create", { route: create, bare: barePost, goal: 0.4, bareGet: bare }],
+      ["get", { route: getOne, bare, goal: 0.7 }],
+    ];
+    await sideBySide(
+      child,
+      o,
+      pairings.filter(([name]) => o.routes.includes(name)).map(([, p]) => p),
+    );
+    if (o.long > 0) await longRun(child, o, bare, getOne);
   } finally {
     await reference.close();
     await barePool.close();
