@@ -19,7 +19,7 @@ import { ensureAdminUser, mintAdminKey } from "../account.js";
 import { problems } from "../errors.js";
 import { newToken, sameDigest, tokenDigest } from "../ids.js";
 import type { Principal } from "../resources/context.js";
-import { accountOfRecord } from "./request-log.js";
+import { setAccountOfRecord } from "./request-log.js";
 
 /** Options of this plugin (registered by ../app.ts). */
 export interface AuthPluginOptions {
@@ -68,7 +68,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
   };
   app.requestChecks.push((request) => {
     request.principal = principalOf(request.headers.authorization);
-    if (request.recorded) accountOfRecord.set(request.recorded, request.principal.accountId);
+    if (request.recorded) setAccountOfRecord(request.recorded, request.principal.accountId);
   });
 }
 
