@@ -1,28 +1,37 @@
 /**
  * Benchmark of the reference server (issue 13): requests per second of GET one resource, a list of
- * 100 and a create, each next to a bare Fastify route returning a constant JSON body, measured side by
- * side in the same run; then one scenario past 1,000,000 requests that shows whether throughput stays
- * flat (the request recorder once made every request O(n) after 100,000).
+ * 100 and a create, each next to its bare Fastify counterpart, measured side by side in the same run;
+ * then one scenario past 1,000,000 requests that shows whether throughput stays flat (the request
+ * recorder once made every request O(n) after 100,000).
+ *
+ * Counterparts: the GETs are paired with a bare `GET /constant` answering a constant JSON body; the
+ * create with a bare `POST /constant` that receives the same JSON body and headers (Fastify's default
+ * JSON parser) and answers 201 with a constant body of the create's size. The create's goal is against
+ * the bare POST; its ratio to the bare GET, measured in the same rounds, is printed too (column
+ * `vs bare GET`), the figure this benchmark gave before 2026-11-25 (bench/README.md).
  *
  *   npx tsx bench/server.ts [--quick] [--rounds 5] [--seconds 2] [--connections 16]
- *                           [--long 1100000] [--segments 11] [--profile DIR]
+ *                           [--long 1100000] [--segments 11] [--profile DIR] [--routes list,create,get]
  *
- * Side by side: each round measures, for every route, the bare route and the route one after the
- * other (A B, then B A in the next round, so a drift of the machine's load hits both), `--seconds`
- * each. The ratio of a round is route / bare of that pair; printed are the medians over the rounds,
- * the ratio next to its goal, and the server process's CPU time per request (user + system, less
- * sensitive to other load on the machine than requests per second).
+ * Side by side: each round measures, for every route, its bare counterpart and the route one after
+ * the other (A B, then B A in the next round, so a drift of the machine's load hits both), `--seconds`
+ * each; for the create the bare GET is measured in the same round too (A B C, then C B A). The ratio
+ * of a round is route / bare of that round; printed are the medians over the rounds, the ratio next to
+ * its goal, and the server process's CPU time per request (user + system, less sensitive to other load
+ * on the machine than requests per second).
  *
  * Long run: `--long` GETs of one API key in `--segments` equal segments; after each segment a bare
  * probe of 1 s, so that each segment's ratio to bare removes the machine's drift. Printed: every
  * segment (with the recorder's size, bounded), and last / first segment.
  *
  * `--quick`: 3 rounds of 0.5 s and a long run of 220,000 requests (still past the recorder's 100,000).
+ * `--long 0`: no long run. `--routes create`: only the routes named (of `list`, `create`, `get`), e.g.
+ * more rounds of one route while working on it.
  * `--profile DIR`: the server process writes its V8 CPU profile (`--cpu-prof`) to DIR at the end.
  *
  * Bounded and loopback only: 127.0.0.1, every measure stops at its time (a long segment after 120 s).
- * Both servers run in one child process, so the load generator (undici, here) does not share their
- * event loop; the reference server is in memory, without fixtures, logging or response checks, with
+ * Both servers (the reference one and the bare routes) run in one child process, so the load
+ * generator (undici, here) does not share their event loop; the reference server is in memory, without fixtures, logging or response checks, with
  * the bootstrap admin token. The child answers `cpu` on stdin with its CPU time and recorder size.
  */
 import { spawn } from "node:child_process";
@@ -65,7 +74,16 @@ async function serveForBench(): Promise<void> {
     token: null,
     owner_id: "usr_admin",
   };
+  // The create's counterpart: the create response's shape and size (187 bytes with this port's URL).
+  const created = {
+    id: "ipp_1xW9pzcOiIFtsv7qHAqqyKkDR28",
+    uri: "http://127.0.0.1:34777/ip_policies/ipp_1xW9pzcOiIFtsv7qHAqqyKkDR28",
+    created_at: "2026-11-25T10:02:51Z",
+    description: "bench",
+    metadata: "",
+  };
   bare.get("/constant", async () => constant);
+  bare.post("/constant", async (_request, reply) => reply.code(201).send(created));
   await bare.listen({ host: "127.0.0.1", port: 0 });
   const address = bare.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -196,6 +214,7 @@ interface Options {
   long: number;
   segments: number;
   profile: string | undefined;
+  routes: string[];
 }
 
 function options(): Options {
@@ -208,6 +227,7 @@ function options(): Options {
       long: { type: "string" },
       segments: { type: "string", default: "11" },
       profile: { type: "string" },
+      routes: { type: "string", default: "list,create,get" },
     },
   });
   const quick = values.quick === true;
@@ -218,30 +238,54 @@ function options(): Options {
     long: Number(values.long ?? (quick ? 220_000 : 1_100_000)),
     segments: Number(values.segments),
     profile: values.profile,
+    routes: (values.routes ?? "").split(","),
   };
   for (const [name, v] of Object.entries(o)) {
-    if (name !== "profile" && !(Number.isFinite(v) && (v as number) > 0)) {
+    if (name === "profile" || name === "routes") continue;
+    if (!(Number.isFinite(v) && ((v as number) > 0 || (name === "long" && v === 0)))) {
       throw new Error(`--${name} must be a positive number`);
     }
   }
+  const unknown = o.routes.filter((r) => !["list", "create", "get"].includes(r));
+  if (unknown.length > 0 || o.routes.length === 0) throw new Error("--routes takes list, create and get");
   if (o.long > 5_000_000) throw new Error("--long is at most 5,000,000 requests");
   return o;
 }
 
-/** The side-by-side rounds: bare and each route, alternating, medians and ratios. */
-async function sideBySide(child: Child, o: Options, bare: Target, routes: [Target, number][]): Promise<void> {
-  for (const [t] of [[bare], ...routes] as [Target][]) await measure(child, t, o.connections, { seconds: 1 });
-  const samples = new Map<Target, { bare: Sample; route: Sample }[]>(routes.map(([t]) => [t, []]));
+/** A route and what it is compared with. */
+interface Pairing {
+  route: Target;
+  /** Its bare counterpart: the ratio and the goal are against it. */
+  bare: Target;
+  goal: number;
+  /** The bare GET, also measured in each round when `bare` is another route (the create's bare POST). */
+  bareGet?: Target;
+}
+
+/** Figures of one round of a pairing. */
+interface Round {
+  bare: Sample;
+  route: Sample;
+  bareGet: Sample;
+}
+
+/** The side-by-side rounds: each route and its bare counterpart, alternating, medians and ratios. */
+async function sideBySide(child: Child, o: Options, pairings: Pairing[]): Promise<void> {
+  const targets = new Set(pairings.flatMap((p) => [p.bare, p.route, ...(p.bareGet ? [p.bareGet] : [])]));
+  for (const t of targets) await measure(child, t, o.connections, { seconds: 1 });
+  const samples = new Map<Pairing, Round[]>(pairings.map((p) => [p, []]));
   for (let round = 0; round < o.rounds; round++) {
-    for (const [route] of routes) {
-      const pair = round % 2 === 0 ? [bare, route] : [route, bare];
-      const [first, second] = [
-        await measure(child, pair[0] as Target, o.connections, { seconds: o.seconds }),
-        await measure(child, pair[1] as Target, o.connections, { seconds: o.seconds }),
-      ];
-      samples
-        .get(route)
-        ?.push(round % 2 === 0 ? { bare: first, route: second } : { bare: second, route: first });
+    for (const p of pairings) {
+      const order = [p.bare, p.route, ...(p.bareGet ? [p.bareGet] : [])];
+      if (round % 2 === 1) order.reverse();
+      const got = new Map<Target, Sample>();
+      for (const t of order) got.set(t, await measure(child, t, o.connections, { seconds: o.seconds }));
+      const bare = got.get(p.bare) as Sample;
+      samples.get(p)?.push({
+        bare,
+        route: got.get(p.route) as Sample,
+        bareGet: p.bareGet ? (got.get(p.bareGet) as Sample) : bare,
+      });
     }
   }
   process.stdout.write(
@@ -250,11 +294,13 @@ async function sideBySide(child: Child, o: Options, bare: Target, routes: [Targe
   const rows = [
     [
       "route",
+      "bare",
       "req/s",
       "bare req/s",
       "ratio",
       "goal",
       "",
+      "vs bare GET",
       "CPU µs/req",
       "bare CPU µs/req",
       "CPU ratio",
@@ -262,18 +308,20 @@ async function sideBySide(child: Child, o: Options, bare: Target, routes: [Targe
       "bare p99 ms",
     ],
   ];
-  for (const [route, goal] of routes) {
-    const s = samples.get(route) ?? [];
+  for (const p of pairings) {
+    const s = samples.get(p) ?? [];
     const ratio = median(s.map((x) => x.route.rps / x.bare.rps));
     const cpu = median(s.map((x) => x.route.cpuUs));
     const bareCpu = median(s.map((x) => x.bare.cpuUs));
     rows.push([
-      route.name,
+      p.route.name,
+      p.bare.name,
       fmt(median(s.map((x) => x.route.rps))),
       fmt(median(s.map((x) => x.bare.rps))),
       fmt(ratio, 2),
-      `>= ${fmt(goal, 2)}`,
-      ratio >= goal ? "met" : "NOT MET",
+      `>= ${fmt(p.goal, 2)}`,
+      ratio >= p.goal ? "met" : "NOT MET",
+      fmt(median(s.map((x) => x.route.rps / x.bareGet.rps)), 2),
       fmt(cpu),
       fmt(bareCpu),
       fmt(bareCpu / cpu, 2),
@@ -283,7 +331,7 @@ async function sideBySide(child: Child, o: Options, bare: Target, routes: [Targe
   }
   printTable(rows);
   process.stdout.write(
-    "\nratio: route req/s / bare req/s of the same round; CPU ratio: bare CPU per request / route CPU per request (server process)\n",
+    "\nratio: route req/s / its bare counterpart's req/s in the same round (the goal's figure); vs bare GET: route req/s / bare GET req/s in the same round (the create's figure before 2026-11-25); CPU ratio: bare CPU per request / route CPU per request (server process)\n",
   );
 }
 
@@ -342,10 +390,17 @@ async function main(): Promise<void> {
       ).body.text();
     }
     const bare: Target = {
-      name: "bare Fastify",
+      name: "bare GET",
       pool: barePool,
       next: () => ({ method: "GET", path: "/constant" }),
       status: 200,
+    };
+    const createBody = { description: "bench", metadata: "" };
+    const barePost: Target = {
+      name: "bare POST",
+      pool: barePool,
+      next: () => post("/constant", createBody),
+      status: 201,
     };
     const getOne: Target = {
       name: "GET one API key",
@@ -362,18 +417,23 @@ async function main(): Promise<void> {
     const create: Target = {
       name: "POST create",
       pool: reference,
-      next: () => post("/ip_policies", { description: "bench", metadata: "" }),
+      next: () => post("/ip_policies", createBody),
       status: 201,
     };
     process.stdout.write(
       `reference server benchmark (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, loopback)\n`,
     );
-    await sideBySide(child, o, bare, [
-      [list, 0.3],
-      [create, 0.4],
-      [getOne, 0.7],
-    ]);
-    await longRun(child, o, bare, getOne);
+    const pairings: [string, Pairing][] = [
+      ["list", { route: list, bare, goal: 0.3 }],
+      ["create", { route: create, bare: barePost, goal: 0.4, bareGet: bare }],
+      ["get", { route: getOne, bare, goal: 0.7 }],
+    ];
+    await sideBySide(
+      child,
+      o,
+      pairings.filter(([name]) => o.routes.includes(name)).map(([, p]) => p),
+    );
+    if (o.long > 0) await longRun(child, o, bare, getOne);
   } finally {
     await reference.close();
     await barePool.close();

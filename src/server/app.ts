@@ -1,7 +1,8 @@
 /**
  * The reference server as a Fastify app (the app-plugin layout of the official fastify/demo app):
- * buildApp registers the plugins in the order their hooks must run, then one route plugin per
- * resource. It does not listen: ./server.ts does, and tests use it over real HTTP.
+ * buildApp registers the plugins in the order their checks must run (each adds its check to the one
+ * onRequest hook of ./plugins/request-log.ts; fault injection and the rate limit only when enabled),
+ * then one route plugin per resource. It does not listen: ./server.ts does, and tests use it over real HTTP.
  *
  * Order of checks on every request: record + operation id -> injected fault -> authentication (401)
  * -> Service-Version (400) -> rate limit (429) -> body parsing (415, 413, 400) -> schema validation

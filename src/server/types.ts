@@ -1,6 +1,7 @@
 /**
  * What the server's plugins add to Fastify's instance, request and route config (declaration merging).
  */
+import type { RequestCheck, SendStep } from "./plugins/request-log.js";
 import type { Principal } from "./resources/context.js";
 import type { ResourceStore } from "./store/resource-store.js";
 import type { Validators } from "./validation.js";
@@ -28,6 +29,10 @@ declare module "fastify" {
     bootstrap: Bootstrap;
     /** Requests received since start or the last reset, oldest first (bounded, see plugins/request-log.ts). */
     recordedRequests: RecordedRequest[];
+    /** What the one `onRequest` hook checks, in order (see plugins/request-log.ts). */
+    requestChecks: RequestCheck[];
+    /** What the one `onSend` hook does besides recording the status (see plugins/request-log.ts). */
+    sendSteps: SendStep[];
     /** The base of every `uri` and `next_page_uri` (`--public-url`, else the listen address, set by server.ts). */
     publicUrl: { base: string };
     /** Whether responses are checked against `$defs.response` (tests). */

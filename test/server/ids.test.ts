@@ -1,4 +1,5 @@
 /** Identifiers the server makes (src/server/ids.ts): their form, and characters drawn without bias. */
+import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   isWellFormedId,
@@ -6,6 +7,9 @@ import {
   newOperationId,
   nowTimestamp,
   randomAlphanumeric,
+  sameDigest,
+  tokenDigest,
+  tokenHash,
   toTimestamp,
 } from "../../src/server/ids.js";
 
@@ -85,5 +89,25 @@ describe("timestamps", () => {
     expect(toTimestamp(new Date("2025-01-31T12:00:00.999Z"))).toBe("2025-01-31T12:00:00Z");
     expect(toTimestamp(new Date("1970-01-01T00:00:00.000Z"))).toBe("1970-01-01T00:00:00Z");
     expect(toTimestamp(new Date("+010000-01-01T00:00:00.123Z"))).toBe("+010000-01-01T00:00:00Z");
+  });
+});
+
+describe("token digests", () => {
+  it("are the token's SHA-256 in base64, equal only to the same digest", () => {
+    const digest = tokenDigest("tgw_abc");
+    // sha256("tgw_abc"), as stored (tokenHash) and as `printf tgw_abc | sha256sum` gives it.
+    expect(digest).toBe(tokenHash("tgw_abc").toString("base64"));
+    expect(Buffer.from(digest, "base64").toString("hex")).toBe(
+      createHash("sha256").update("tgw_abc").digest("hex"),
+    );
+    expect(sameDigest(digest, tokenDigest("tgw_abc"))).toBe(true);
+    const other = tokenDigest("tgw_abd");
+    expect(sameDigest(digest, other)).toBe(false);
+    // One character apart, first or last; a prefix.
+    for (const i of [0, digest.length - 1]) {
+      const changed = `${digest.slice(0, i)}${digest[i] === "A" ? "B" : "A"}${digest.slice(i + 1)}`;
+      expect(sameDigest(digest, changed)).toBe(false);
+    }
+    expect(sameDigest(digest, digest.slice(0, -1))).toBe(false);
   });
 });

@@ -17,9 +17,9 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { ensureAdminUser, mintAdminKey } from "../account.js";
 import { problems } from "../errors.js";
-import { newToken, sameHash, tokenHash } from "../ids.js";
+import { newToken, sameDigest, tokenDigest } from "../ids.js";
 import type { Principal } from "../resources/context.js";
-import { accountOfRecord } from "./request-log.js";
+import { setAccountOfRecord } from "./request-log.js";
 
 /** Options of this plugin (registered by ../app.ts). */
 export interface AuthPluginOptions {
@@ -29,18 +29,18 @@ export interface AuthPluginOptions {
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   const store = app.store;
   const adminId = ensureAdminUser(store);
-  let memoryHash: Buffer | undefined;
+  let memoryHash: string | undefined;
   let token: string;
   let generated = false;
   if (opts.bootstrapToken !== undefined && opts.bootstrapToken !== "") {
     token = opts.bootstrapToken;
-    memoryHash = tokenHash(token);
+    memoryHash = tokenDigest(token);
   } else if (store.count("api_key") === 0) {
     token = mintAdminKey(store, "bootstrap admin key (made at first start)").token;
     generated = true;
   } else {
     token = newToken();
-    memoryHash = tokenHash(token);
+    memoryHash = tokenDigest(token);
   }
   app.decorate("bootstrap", { token, generated });
   app.decorateRequest("principal", undefined as unknown as Principal);
@@ -50,12 +50,12 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     if (header === undefined || header.trim() === "") throw problems.missingCredential();
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m?.[1]) throw problems.malformedCredential();
-    const hash = tokenHash(m[1]);
-    if (memoryHash !== undefined && sameHash(hash, memoryHash)) {
+    const hash = tokenDigest(m[1]);
+    if (memoryHash !== undefined && sameDigest(hash, memoryHash)) {
       return { keyId: "bootstrap", ownerId: adminId, admin: true, accountId: store.accountId };
     }
     const found = store.findTokenHash(hash);
-    const key = found && sameHash(hash, found.hash) ? store.getInAnyAccount(found.keyId) : undefined;
+    const key = found && sameDigest(hash, found.digest) ? store.getInAnyAccount(found.keyId) : undefined;
     if (key === undefined) throw problems.invalidCredential();
     const ownerId = String(key.obj.body.owner_id);
     const owner = store.forAccount(key.accountId).get(ownerId);
@@ -66,15 +66,9 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
       accountId: key.accountId,
     };
   };
-  // Callback style: an async hook costs a promise and a microtask turn on every request.
-  app.addHook("onRequest", (request, _reply, done) => {
-    try {
-      request.principal = principalOf(request.headers.authorization);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (request.recorded) accountOfRecord.set(request.recorded, request.principal.accountId);
-    done();
+  app.requestChecks.push((request) => {
+    request.principal = principalOf(request.headers.authorization);
+    if (request.recorded) setAccountOfRecord(request.recorded, request.principal.accountId);
   });
 }
 

@@ -32,7 +32,7 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
   const config = opts.faults;
   if (config === undefined || config.rules.length === 0) return;
   const random = seeded(config.seed ?? Date.now());
-  app.addHook("onRequest", async (request, reply) => {
+  app.requestChecks.push((request, reply) => {
     if (request.debugRoute) return;
     const draw = random();
     let acc = 0;
@@ -44,7 +44,7 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
     if (rule.outcome === "drop") {
       reply.hijack();
       request.raw.socket.destroy();
-      return reply;
+      return true;
     }
     const problem =
       rule.outcome === 429
@@ -52,7 +52,8 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
         : rule.outcome === 503
           ? problems.injectedUnavailable()
           : problems.injectedInternal();
-    return reply.code(problem.statusCode).headers(problem.headers).send(errorBody(problem, request.id));
+    reply.code(problem.statusCode).headers(problem.headers).send(errorBody(problem, request.id));
+    return true;
   });
 }
 

@@ -22,7 +22,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitPluginOption
   if (config === undefined) return;
   // Start times of the accepted requests of each key within the window, oldest first.
   const windows = new Map<string, number[]>();
-  app.addHook("onRequest", async (request) => {
+  app.requestChecks.push((request) => {
     if (request.debugRoute) return;
     const now = Date.now();
     const key = request.principal.keyId;

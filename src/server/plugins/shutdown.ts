@@ -1,7 +1,8 @@
 /**
  * Graceful close: once `app.close()` has begun, answers to requests still in flight carry
  * `Connection: close`, so their keep-alive sockets end with the answer and the server can finish
- * closing (idle sockets are closed by Fastify at once; new requests get 503).
+ * closing (idle sockets are closed by Fastify at once; new requests get 503). A step of the one
+ * onSend hook (./request-log.ts).
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -11,11 +12,9 @@ async function shutdownPlugin(app: FastifyInstance): Promise<void> {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  // Callback style: an async hook costs a promise and a microtask turn on every answer.
-  app.addHook("onSend", (_request, reply, _payload, done) => {
+  app.sendSteps.push((_request, reply) => {
     if (closing) reply.header("connection", "close");
-    done();
   });
 }
 
-export default fp(shutdownPlugin, { name: "tgw-shutdown" });
+export default fp(shutdownPlugin, { name: "tgw-shutdown", dependencies: ["tgw-request-log"] });

@@ -11,7 +11,7 @@ import { isWellFormedId, newId } from "../ids.js";
 import type { StoredObject } from "../store/resource-store.js";
 import { type RequestContext, titleInSentence } from "./context.js";
 import { emitEvent } from "./events.js";
-import type { Body } from "./hooks.js";
+import type { Body, CreateResult, KindHooks } from "./hooks.js";
 import { hooksFor } from "./kinds/index.js";
 import { assertNotInUse, checkReferences, describe } from "./references.js";
 import { render } from "./render.js";
@@ -67,24 +67,47 @@ export function show(kind: KindDescriptor, obj: StoredObject, ctx: RequestContex
   return render(kind, obj, ctx, hooksFor(kind));
 }
 
+/** A created object and its create response (which alone may carry e.g. an API key token). */
+export interface Created {
+  obj: StoredObject;
+  response: Record<string, unknown>;
+}
+
 /**
- * Creates an object from a validated create body.
+ * Creates an object from a validated create body. Synchronous unless the kind's create hook is (TLS,
+ * SSH...): a promise per create of every other kind cost a microtask turn for nothing.
  * @param options `id`: a fixed id (fixtures); `parentId`: the parent of a nested kind (checked)
- * @returns the stored object and the create response (which alone may carry e.g. an API key token)
+ * @returns the object created, or a promise of it for a kind whose create hook is asynchronous
+ * @throws ApiProblem 403, 404 (a reference), 400 (the kind's rules); a promise rejects with these
  */
-export async function createObject(
+export function createObject(
   kind: KindDescriptor,
   input: Body,
   ctx: RequestContext,
   options: { id?: string; parentId?: string | null } = {},
-): Promise<{ obj: StoredObject; response: Record<string, unknown> }> {
+): Created | Promise<Created> {
   const hooks = hooksFor(kind);
   hooks.authorize?.(ctx, "write");
   const parentId = options.parentId ?? null;
   applyOwner(kind, input, ctx);
   checkReferences(kind, input, ctx);
   const id = options.id ?? newId(kind.idPrefix ?? "");
-  const result = hooks.create ? await hooks.create(input, ctx, id) : { body: input };
+  if (hooks.create === undefined) return storeCreated(kind, hooks, ctx, id, parentId, { body: input });
+  const result = hooks.create(input, ctx, id);
+  return result instanceof Promise
+    ? result.then((r) => storeCreated(kind, hooks, ctx, id, parentId, r))
+    : storeCreated(kind, hooks, ctx, id, parentId, result);
+}
+
+/** The writes of a create whose checks passed, then its event. */
+function storeCreated(
+  kind: KindDescriptor,
+  hooks: KindHooks,
+  ctx: RequestContext,
+  id: string,
+  parentId: string | null,
+  result: CreateResult,
+): Created {
   const write = result.write;
   // One insert is atomic by itself: a transaction only when the kind writes more (a token hash...).
   const obj =
@@ -97,7 +120,7 @@ export async function createObject(
         });
   const shown = render(kind, obj, ctx, hooks);
   if (ctx.emitEvents) emitEvent(ctx, kind, "created", shown);
-  return { obj, response: { ...shown, ...result.response } };
+  return { obj, response: result.response === undefined ? shown : { ...shown, ...result.response } };
 }
 
 /** Applies a validated PATCH body. @throws ApiProblem 404 (object or reference), 403, 400 */

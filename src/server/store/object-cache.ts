@@ -1,7 +1,7 @@
 /**
- * Parsed objects, the positions of each list and account settings kept in memory between requests,
- * so that a GET, a list page or the account lookup of every request does not fetch and parse the same
- * rows again: better-sqlite3
+ * Parsed objects, the positions of each list, account settings and the API key of each token hash
+ * found kept in memory between requests, so that a GET, a list page, or the account or key lookup of
+ * every request does not fetch and parse the same rows again: better-sqlite3
  * builds every column of every row as a JavaScript value (about 4 µs a row, 0.4 ms for a page of
  * 100, most of a list request's time), where a hit is a map lookup.
  *
@@ -9,7 +9,8 @@
  * - it is filled only by reads made outside a transaction, so a transaction that is rolled back
  *   leaves nothing behind;
  * - every write of the store drops what it touches (an update or delete drops that object, a delete
- *   its list, a setting that setting, an account rename everything) before it writes; an insert
+ *   its list, a setting that setting, a key's delete every token hash, an account rename everything)
+ *   before it writes; an insert
  *   outside a transaction adds its position to its list, inside one drops the list;
  * - writes of OTHER connections to the same data file (a second server, `tgw serve --mint-admin-key`
  *   while a server runs) are seen through SQLite's `PRAGMA data_version`, which changes when another
@@ -53,6 +54,8 @@ export class ObjectCache {
   readonly #settings = new Map<string, string | undefined>();
   // Key `<account>\0<kind>\0<parent>`: the positions (`seq`) of every object of that list, ascending.
   readonly #lists = new Map<string, number[]>();
+  // Key: a token's SHA-256 in base64; value: the id of its API key.
+  readonly #tokenKeys = new Map<string, string>();
 
   /**
    * @param db the connection whose reads are cached
@@ -146,8 +149,26 @@ export class ObjectCache {
     this.#lists.delete(listKey(accountId, kind, parentId));
   }
 
+  /** The API key of a token hash (base64) found before, or undefined. */
+  tokenKey(digest: string): string | undefined {
+    return this.#tokenKeys.get(digest);
+  }
+
+  /** Keeps the API key of a token hash just read; ignored inside a transaction. */
+  putTokenKey(digest: string, keyId: string): void {
+    if (this.#db.inTransaction) return;
+    if (this.#tokenKeys.size >= MAX_OBJECTS) this.#tokenKeys.clear();
+    this.#tokenKeys.set(digest, keyId);
+  }
+
+  /** Forgets every token hash (a key was deleted: rare, so not one by one). */
+  dropTokenKeys(): void {
+    this.#tokenKeys.clear();
+  }
+
   /** Forgets everything. */
   clear(): void {
+    this.#tokenKeys.clear();
     this.#byId.clear();
     this.#bySeq.clear();
     this.#settings.clear();

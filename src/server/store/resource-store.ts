@@ -418,6 +418,7 @@ export class ResourceStore {
       parent: row.parent_id,
       seq: row.seq,
     });
+    this.#d.cache.dropTokenKeys();
     this.#d.stmt.hashRemove.run(id);
     return this.#toObject(row);
   }
@@ -538,10 +539,21 @@ export class ResourceStore {
     this.#d.stmt.hashPut.run(keyId, hash);
   }
 
-  /** The key id and stored hash for a token hash, or undefined. The caller compares in constant time. */
-  findTokenHash(hash: Buffer): { keyId: string; hash: Buffer } | undefined {
-    const row = this.#d.stmt.hashFind.get(hash);
-    return row === undefined ? undefined : { keyId: row.key_id, hash: row.token_sha256 };
+  /**
+   * The key id and stored hash of a token's SHA-256 (base64, ../ids.ts > tokenDigest), or undefined.
+   * The caller compares in constant time. Keys found are kept in memory (their hashes, never tokens),
+   * so a request of a known key does not query the table.
+   */
+  findTokenHash(digest: string): { keyId: string; digest: string } | undefined {
+    const { cache, stmt } = this.#d;
+    cache.sync();
+    const hit = cache.tokenKey(digest);
+    if (hit !== undefined) return { keyId: hit, digest };
+    const row = stmt.hashFind.get(Buffer.from(digest, "base64"));
+    if (row === undefined) return undefined;
+    const stored = row.token_sha256.toString("base64");
+    cache.putTokenKey(stored, row.key_id);
+    return { keyId: row.key_id, digest: stored };
   }
 
   /** Records one delivery of an event to a destination of this account. */

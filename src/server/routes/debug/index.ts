@@ -24,14 +24,14 @@ export default async function debugRoutes(app: FastifyInstance): Promise<void> {
     adminOnly(request);
     const account = request.principal.accountId;
     const mine = (r: (typeof app.recordedRequests)[number]) =>
-      (accountOfRecord.get(r) ?? app.store.accountId) === account;
+      (accountOfRecord(r) ?? app.store.accountId) === account;
     return { requests: app.recordedRequests.filter(mine) };
   });
   app.delete("/debug/requests", { config }, async (request, reply) => {
     adminOnly(request);
     const account = request.principal.accountId;
     const others = app.recordedRequests.filter(
-      (r) => (accountOfRecord.get(r) ?? app.store.accountId) !== account,
+      (r) => (accountOfRecord(r) ?? app.store.accountId) !== account,
     );
     app.recordedRequests.length = 0;
     for (const r of others) app.recordedRequests.push(r);
