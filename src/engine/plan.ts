@@ -272,12 +272,18 @@ function planMatch(
 
 /** The kind's create response carries a secret `token` that no request field holds (API keys). */
 export function returnsToken(kindName: string): boolean {
-  const kind = getKind(kindName);
-  return (
-    kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
-    !kind.fields.some((f) => f.name === "token")
-  );
+  // Asked once per resource by plan and token checks: answered once per kind.
+  let answer = tokenKinds.get(kindName);
+  if (answer === undefined) {
+    const kind = getKind(kindName);
+    answer =
+      kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
+      !kind.fields.some((f) => f.name === "token");
+    tokenKinds.set(kindName, answer);
+  }
+  return answer;
 }
+const tokenKinds = new Map<string, boolean>();
 
 /** Desired resources ordered so that reference targets come before their referrers. */
 function dependencyOrder(matches: Match[]): Match[] {
