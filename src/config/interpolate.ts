@@ -181,6 +181,7 @@ export function interpolateString(
   path: string,
   ctx: InterpolationContext,
 ): { value: string | RefValue; file?: string; env?: boolean } {
+  if (!raw.includes("$")) return { value: raw }; // most strings: nothing to substitute
   const parts: string[] = [];
   let file: string | undefined;
   let env = false;
@@ -263,7 +264,10 @@ export function interpolateString(
     const shown = /^[A-Za-z_]\w{0,20}$/.test(fn) ? `\${${fn}${colon >= 0 ? ":..." : ""}}` : "${...}";
     ctx.problems.add(pos, path, `unknown interpolation ${shown}: expected ${SYNTAX}`);
   }
-  return { value: parts.join(""), ...(file === undefined ? {} : { file }), ...(env ? { env } : {}) };
+  const result: { value: string; file?: string; env?: boolean } = { value: parts.join("") };
+  if (file !== undefined) result.file = file;
+  if (env) result.env = env;
+  return result;
 }
 
 /** The absolute path of a `${file:}` argument written at `pos`, and how it is shown. */
