@@ -325,6 +325,8 @@ function referencedIds(change: Change): string[] {
  * away, by their live reference fields or by desired references) and picks each replace's order.
  */
 function orderDeletes(changes: Change[], resources: DesiredResource[]): void {
+  // Only deletes and replaces get an order: a plan without any (most) needs no index of referrers.
+  if (!changes.some((c) => c.action === "delete" || c.action === "replace")) return;
   const referrersOfId = new Map<string, Set<string>>();
   for (const c of changes) {
     for (const id of referencedIds(c)) {
