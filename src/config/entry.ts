@@ -99,7 +99,7 @@ export function toDesired(entry: Entry): DesiredResource {
     fields: entry.fields,
     options: entry.options,
     ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
-    dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
+    dependsOn: entry.refs.length === 0 ? [] : [...new Set(entry.refs.map((r) => r.target))].sort(),
     source: entry.keyPos,
   };
 }
