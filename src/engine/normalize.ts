@@ -42,6 +42,17 @@ const NO_ANNOTATION: FieldAnnotation = Object.freeze({});
 const annotation = (schema: JsonSchema): FieldAnnotation =>
   (schema["x-tgw"] ?? NO_ANNOTATION) as FieldAnnotation;
 
+/** `Object.entries(schema.properties)`, once per schema node (every object value of a kind walks it). */
+function propertyEntries(props: Record<string, JsonSchema>): [string, JsonSchema][] {
+  let entries = propertyCache.get(props);
+  if (entries === undefined) {
+    entries = Object.entries(props);
+    propertyCache.set(props, entries);
+  }
+  return entries;
+}
+const propertyCache = new WeakMap<object, [string, JsonSchema][]>();
+
 /**
  * The comparable form of one value under `schema` (nested `x-tgw` annotations honoured).
  * Returns undefined for null/undefined. `inherited` carries a list's string normalisation to its items.
@@ -51,81 +62,48 @@ export function normalizeValue(
   value: unknown,
   inherited?: "trim" | "lowercase",
 ): unknown {
-  return normalizerOf(schema)(value, inherited);
-}
-
-type Normalizer = (value: unknown, inherited?: "trim" | "lowercase") => unknown;
-
-/**
- * `normalizeValue` for one schema node, made once per node: what the node says (format, annotations,
- * properties, items) is read once, not for every value of every object (each a lookup on one of many
- * schema shapes). Schemas are not changed once the kinds are loaded.
- */
-function normalizerOf(schema: JsonSchema): Normalizer {
-  let fn = normalizers.get(schema);
-  if (fn === undefined) {
-    fn = makeNormalizer(schema);
-    normalizers.set(schema, fn);
-  }
-  return fn;
-}
-const normalizers = new WeakMap<JsonSchema, Normalizer>();
-const ANY: JsonSchema = Object.freeze({});
-
-function makeNormalizer(schema: JsonSchema): Normalizer {
+  if (value === null || value === undefined) return undefined;
+  if (isRef(value)) return value;
   const x = annotation(schema);
-  const dateTime = schema.format === "date-time";
-  const items = (schema.items ?? ANY) as JsonSchema;
-  const pass = x.normalize === "trim" || x.normalize === "lowercase" ? x.normalize : undefined;
-  const props = schema.properties as Record<string, JsonSchema> | undefined;
-  // Children are made on first use: a schema may refer to itself.
-  const properties = props
-    ? Object.entries(props).map(([key, s]) => ({ key, schema: s, hasDefault: "default" in s }))
-    : undefined;
-  const valueSchema = (
-    typeof schema.additionalProperties === "object" ? schema.additionalProperties : ANY
-  ) as JsonSchema;
-  const lowercaseKeys = x.normalize === "lowercase-keys";
-  return (value, inherited) => {
-    if (value === null || value === undefined) return undefined;
-    if (isRef(value)) return value;
-    if (typeof value === "string") {
-      let s = value;
-      if (dateTime) {
-        const t = Date.parse(s);
-        if (!Number.isNaN(t)) s = new Date(t).toISOString();
-      }
-      const how = x.normalize ?? inherited;
-      if (how === "trim") s = s.trim();
-      else if (how === "lowercase") s = s.toLowerCase();
-      return s;
+  if (typeof value === "string") {
+    let s = value;
+    if (schema.format === "date-time") {
+      const t = Date.parse(s);
+      if (!Number.isNaN(t)) s = new Date(t).toISOString();
     }
-    if (Array.isArray(value)) {
-      const item = normalizerOf(items);
-      const out = value.map((v) => item(v, pass)).filter((v) => v !== undefined);
-      return x.unordered ? sortedSet(out) : out;
-    }
-    if (typeof value === "object") {
-      const obj = value as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      if (properties) {
-        for (const p of properties) {
-          const normalize = normalizerOf(p.schema);
-          let v = normalize(obj[p.key]);
-          if (v === undefined && p.hasDefault) v = normalize(p.schema.default);
-          if (v !== undefined) out[p.key] = v;
-        }
-        return out;
-      }
-      const normalize = normalizerOf(valueSchema);
-      for (const key of Object.keys(obj).sort()) {
-        const v = normalize(obj[key]);
-        if (v !== undefined) out[lowercaseKeys ? key.toLowerCase() : key] = v;
+    const how = x.normalize ?? inherited;
+    if (how === "trim") s = s.trim();
+    else if (how === "lowercase") s = s.toLowerCase();
+    return s;
+  }
+  if (Array.isArray(value)) {
+    const items = (schema.items ?? {}) as JsonSchema;
+    const pass = x.normalize === "trim" || x.normalize === "lowercase" ? x.normalize : undefined;
+    const out = value.map((v) => normalizeValue(items, v, pass)).filter((v) => v !== undefined);
+    return x.unordered ? sortedSet(out) : out;
+  }
+  if (typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    const props = schema.properties as Record<string, JsonSchema> | undefined;
+    const out: Record<string, unknown> = {};
+    if (props) {
+      for (const [key, propSchema] of propertyEntries(props)) {
+        let v = normalizeValue(propSchema, obj[key]);
+        if (v === undefined && "default" in propSchema) v = normalizeValue(propSchema, propSchema.default);
+        if (v !== undefined) out[key] = v;
       }
       return out;
     }
-    return value;
-  };
+    const valueSchema = (
+      typeof schema.additionalProperties === "object" ? schema.additionalProperties : {}
+    ) as JsonSchema;
+    for (const key of Object.keys(obj).sort()) {
+      const v = normalizeValue(valueSchema, obj[key]);
+      if (v !== undefined) out[x.normalize === "lowercase-keys" ? key.toLowerCase() : key] = v;
+    }
+    return out;
+  }
+  return value;
 }
 
 function sortedSet(values: unknown[]): unknown[] {
