@@ -18,6 +18,12 @@ export interface Located {
   path: string;
 }
 
+/** Where the values of an entry were written, by JSON pointer (a `Map` is one). */
+export interface PositionIndex {
+  /** The location of the value at `pointer`; undefined when the entry has no value there. */
+  get(pointer: string): Located | undefined;
+}
+
 /** A `${ref:<collection>.<name>}` value. */
 export interface RefUse {
   /** JSON pointer of the value inside the entry's fields (`/destination_ids/0`). */
@@ -42,7 +48,7 @@ export interface Entry {
   options: ResourceOptions;
   refs: RefUse[];
   /** JSON pointer (relative to `fields`, "" for the entry) to where it was written. */
-  index: Map<string, Located>;
+  index: PositionIndex;
   /** JSON pointers of values read from a `${file:}`, with the display path of the file. */
   fromFile: Map<string, string>;
   /** JSON pointers of values that contain text from `${env:}` (never quoted in messages). */
@@ -93,7 +99,7 @@ export function toDesired(entry: Entry): DesiredResource {
     fields: entry.fields,
     options: entry.options,
     ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
-    dependsOn: [...new Set(entry.refs.map((r) => r.target))].sort(),
+    dependsOn: entry.refs.length === 0 ? [] : [...new Set(entry.refs.map((r) => r.target))].sort(),
     source: entry.keyPos,
   };
 }

@@ -17,11 +17,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
 import { isAbsolute, resolve } from "node:path";
 import type { RefValue } from "./desired.js";
-import { type Entry, type Located, pointerChild } from "./entry.js";
+import { type Entry, type Located, type PositionIndex, pointerChild } from "./entry.js";
 import type { ProblemList } from "./errors.js";
 import { type FileRead, MAX_FILE_BYTES, readConfinedFile } from "./file-read.js";
 import { childPath, itemPath } from "./paths.js";
-import type { Node, Position } from "./source.js";
+import type { MapEntry, Node, Position } from "./source.js";
 
 export { type FileRead, MAX_FILE_BYTES };
 
@@ -68,14 +68,14 @@ export type StringConverter = (
  * @param basePath display path of the entry (its address, or a construct path)
  */
 export function convertFields(
-  fieldEntries: { key: string; keyPos: Position; value: Node }[],
+  fieldEntries: MapEntry[],
   entryPos: Position,
   basePath: string,
   convertString: StringConverter,
 ): Interpolated {
   const out: Interpolated = {
     fields: {},
-    index: new Map<string, Located>([["", { pos: entryPos, path: basePath }]]),
+    index: new NodeIndex(fieldEntries, entryPos, basePath),
     refs: [],
     fromFile: new Map(),
     fromEnv: new Set(),
@@ -84,31 +84,69 @@ export function convertFields(
     if (node.type === "map") {
       const obj: Record<string, unknown> = {};
       for (const e of node.entries) {
-        const p = pointerChild(pointer, e.key);
-        const childP = childPath(path, e.key);
-        out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path: childP });
-        obj[e.key] = convert(e.value, p, childP);
+        obj[e.key] = convert(e.value, pointerChild(pointer, e.key), childPath(path, e.key));
       }
       return obj;
     }
     if (node.type === "seq") {
-      return node.items.map((item, i) => {
-        const p = pointerChild(pointer, i);
-        const childP = itemPath(path, i);
-        out.index.set(p, { pos: item.pos, path: childP });
-        return convert(item, p, childP);
-      });
+      return node.items.map((item, i) => convert(item, pointerChild(pointer, i), itemPath(path, i)));
     }
     if (typeof node.value !== "string") return node.value;
     return convertString(node.value, node, pointer, path, out);
   };
   for (const e of fieldEntries) {
-    const p = pointerChild("", e.key);
-    const path = childPath(basePath, e.key);
-    out.index.set(p, { pos: e.value.pos, keyPos: e.keyPos, path });
-    out.fields[e.key] = convert(e.value, p, path);
+    out.fields[e.key] = convert(e.value, pointerChild("", e.key), childPath(basePath, e.key));
   }
   return out;
+}
+
+/**
+ * The positions of an entry's values, found in its YAML nodes when asked: only a problem or a rule
+ * reads one, so no location is kept for the other values (one per value of every entry, most of
+ * the load's retained objects). Answers what a map filled while converting would hold: the value's
+ * position, its key's position in a mapping, and its display path.
+ */
+class NodeIndex implements PositionIndex {
+  constructor(
+    private readonly entries: readonly MapEntry[],
+    private readonly entryPos: Position,
+    private readonly basePath: string,
+  ) {}
+
+  get(target: string): Located | undefined {
+    if (target === "") return { pos: this.entryPos, path: this.basePath };
+    let entries: readonly MapEntry[] | undefined = this.entries;
+    let items: readonly Node[] | undefined;
+    let pointer = "";
+    let path = this.basePath;
+    for (;;) {
+      let found: { node: Node; keyPos?: Position; pointer: string; path: string } | undefined;
+      if (entries) {
+        // The last entry of a key wins, as when a map was filled in order.
+        for (const e of entries) {
+          const p = pointerChild(pointer, e.key);
+          if (p === target || target.startsWith(`${p}/`))
+            found = { node: e.value, keyPos: e.keyPos, pointer: p, path: childPath(path, e.key) };
+        }
+      } else if (items) {
+        const segment = target.slice(pointer.length + 1).split("/")[0] as string;
+        const i = Number(segment);
+        const item = String(i) === segment ? items[i] : undefined;
+        if (item) found = { node: item, pointer: pointerChild(pointer, i), path: itemPath(path, i) };
+      }
+      if (!found) return undefined;
+      if (found.pointer === target) {
+        const { node, keyPos } = found;
+        return keyPos === undefined
+          ? { pos: node.pos, path: found.path }
+          : { pos: node.pos, keyPos, path: found.path };
+      }
+      ({ pointer, path } = found);
+      entries = found.node.type === "map" ? found.node.entries : undefined;
+      items = found.node.type === "seq" ? found.node.items : undefined;
+      if (!entries && !items) return undefined;
+    }
+  }
 }
 
 /**
@@ -117,7 +155,7 @@ export function convertFields(
  * @param basePath display path of the entry (its address)
  */
 export function interpolateFields(
-  fieldEntries: { key: string; keyPos: Position; value: Node }[],
+  fieldEntries: MapEntry[],
   entryPos: Position,
   basePath: string,
   ctx: InterpolationContext,
@@ -143,6 +181,7 @@ export function interpolateString(
   path: string,
   ctx: InterpolationContext,
 ): { value: string | RefValue; file?: string; env?: boolean } {
+  if (!raw.includes("$")) return { value: raw }; // most strings: nothing to substitute
   const parts: string[] = [];
   let file: string | undefined;
   let env = false;
@@ -225,7 +264,10 @@ export function interpolateString(
     const shown = /^[A-Za-z_]\w{0,20}$/.test(fn) ? `\${${fn}${colon >= 0 ? ":..." : ""}}` : "${...}";
     ctx.problems.add(pos, path, `unknown interpolation ${shown}: expected ${SYNTAX}`);
   }
-  return { value: parts.join(""), ...(file === undefined ? {} : { file }), ...(env ? { env } : {}) };
+  const result: { value: string; file?: string; env?: boolean } = { value: parts.join("") };
+  if (file !== undefined) result.file = file;
+  if (env) result.env = env;
+  return result;
 }
 
 /** The absolute path of a `${file:}` argument written at `pos`, and how it is shown. */

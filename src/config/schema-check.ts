@@ -265,10 +265,10 @@ function withoutRefs(v: unknown): unknown {
  * prototype): the copy turns that into a plain object, as the validators always saw it.
  */
 function needsCopy(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false; // most values: no walk, no array of values
   if (Array.isArray(v)) return v.some(needsCopy);
-  if (typeof v !== "object" || v === null) return false;
-  if (isRef(v) || Object.getPrototypeOf(v) !== Object.prototype) return true;
-  for (const x of Object.values(v)) if (needsCopy(x)) return true;
+  if (Object.getPrototypeOf(v) !== Object.prototype || isRef(v)) return true;
+  for (const key in v) if (needsCopy((v as Record<string, unknown>)[key])) return true;
   return false;
 }
 

@@ -187,12 +187,14 @@ function planMatch(
   // Read only here: most resources hold no ref, and need no copy with refs resolved.
   const fields = holdsRefs(m.resource.fields) ? resolveRefs(m.resource.fields, idOf) : m.resource.fields;
   const after = desiredValues(kind, fields);
-  const base = {
+  // Built by assignment, in the order the fields always had: an object spread is a copy, and the
+  // live path made three per resource.
+  const base: Omit<Change, "action" | "changedFields" | "reason"> = {
     address: m.resource.address,
     kind: kind.kind,
     dependsOn: unresolvedRefs(fields),
-    ...(m.resource.label ? { label: m.resource.label } : {}),
   };
+  if (m.resource.label) base.label = m.resource.label;
   if (!m.live) {
     const drift = m.record !== undefined && m.takenBy === undefined;
     return {
@@ -214,42 +216,29 @@ function planMatch(
   const before = liveValues(kind, m.live.raw, m.record?.writeOnly);
   let changed = diffValues(kind, after, before);
   const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
-  const common = { ...base, id: m.id as string, before, after, ...(drift ? { drift } : {}) };
-  const adopted = m.via === "marker" ? { adopted: true } : {};
+  const common = base;
+  common.id = m.id as string;
+  common.before = before;
+  common.after = after;
+  if (drift) common.drift = drift;
+  const adopted = m.via === "marker";
   const markerField = kind.metadataField;
   if (m.needsMarker && markerField && !changed.includes(markerField))
     changed = [...changed, markerField].sort();
   if (forceReplace && !kind.module) {
-    return {
-      ...common,
-      ...adopted,
-      action: "replace",
-      changedFields: changed,
-      replaceFields: replaceFields(kind, changed),
-      reason: "replacement requested with --replace",
-    };
+    const forcing = replaceFields(kind, changed);
+    return decided(common, adopted, "replace", changed, "replacement requested with --replace", forcing);
   }
   if (changed.length === 0) {
-    return {
-      ...common,
-      ...adopted,
-      action: "no-op",
-      changedFields: [],
-      reason: m.via === "marker" ? "recovered from its ownership marker" : "up to date",
-    };
+    const reason = m.via === "marker" ? "recovered from its ownership marker" : "up to date";
+    return decided(common, adopted, "no-op", [], reason);
   }
   const what = drift ? `changed outside tgw (drift): ${changed.join(", ")}` : `${changed.join(", ")} changed`;
-  if (kind.module) return { ...common, action: "put", changedFields: changed, reason: what };
+  if (kind.module) return decided(common, false, "put", changed, what);
   const forcing = replaceFields(kind, changed);
   if (forcing.length > 0) {
-    return {
-      ...common,
-      ...adopted,
-      action: "replace",
-      changedFields: changed,
-      replaceFields: forcing,
-      reason: `${forcing.join(", ")} cannot change in place${drift ? " (drift)" : ""}`,
-    };
+    const reason = `${forcing.join(", ")} cannot change in place${drift ? " (drift)" : ""}`;
+    return decided(common, adopted, "replace", changed, reason, forcing);
   }
   // A PATCH sent anyway carries the marker with this state's lineage (a takeover rewrites it in passing).
   const staleLineage = m.live.marker?.lineage !== undefined && m.live.marker.lineage !== lineage;
@@ -261,23 +250,41 @@ function planMatch(
     changed[0] === markerField &&
     m.needsMarker &&
     before[markerField] === after[markerField];
-  return {
-    ...common,
-    ...adopted,
-    action: "update",
-    changedFields: changed,
-    reason: markerOnly ? "the ownership marker is missing" : what,
-  };
+  return decided(common, adopted, "update", changed, markerOnly ? "the ownership marker is missing" : what);
+}
+
+/** `change` completed with its decision, fields added in the order the plan's changes always had. */
+function decided(
+  change: Omit<Change, "action" | "changedFields" | "reason">,
+  adopted: boolean,
+  action: Change["action"],
+  changedFields: string[],
+  reason: string,
+  forcing?: string[],
+): Change {
+  const done = change as Change;
+  if (adopted) done.adopted = true;
+  done.action = action;
+  done.changedFields = changedFields;
+  if (forcing) done.replaceFields = forcing;
+  done.reason = reason;
+  return done;
 }
 
 /** The kind's create response carries a secret `token` that no request field holds (API keys). */
 export function returnsToken(kindName: string): boolean {
-  const kind = getKind(kindName);
-  return (
-    kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
-    !kind.fields.some((f) => f.name === "token")
-  );
+  // Asked once per resource by plan and token checks: answered once per kind.
+  let answer = tokenKinds.get(kindName);
+  if (answer === undefined) {
+    const kind = getKind(kindName);
+    answer =
+      kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
+      !kind.fields.some((f) => f.name === "token");
+    tokenKinds.set(kindName, answer);
+  }
+  return answer;
 }
+const tokenKinds = new Map<string, boolean>();
 
 /** Desired resources ordered so that reference targets come before their referrers. */
 function dependencyOrder(matches: Match[]): Match[] {
@@ -318,6 +325,8 @@ function referencedIds(change: Change): string[] {
  * away, by their live reference fields or by desired references) and picks each replace's order.
  */
 function orderDeletes(changes: Change[], resources: DesiredResource[]): void {
+  // Only deletes and replaces get an order: a plan without any (most) needs no index of referrers.
+  if (!changes.some((c) => c.action === "delete" || c.action === "replace")) return;
   const referrersOfId = new Map<string, Set<string>>();
   for (const c of changes) {
     for (const id of referencedIds(c)) {

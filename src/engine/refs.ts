@@ -38,10 +38,11 @@ function resolveValue(value: unknown, idOf: IdLookup): unknown {
 /** The references still unresolved in `fields` (addresses), sorted and distinct. */
 export function unresolvedRefs(fields: Record<string, unknown>): string[] {
   const found = new Set<string>();
-  const walk = (v: unknown) => {
-    if (isRef(v)) found.add((v as RefValue).$ref);
-    else if (Array.isArray(v)) v.forEach(walk);
-  };
-  Object.values(fields).forEach(walk);
-  return [...found].sort();
+  for (const v of Object.values(fields)) collectRefs(v, found);
+  return found.size === 0 ? [] : [...found].sort(); // most resources: none
+}
+
+function collectRefs(v: unknown, found: Set<string>): void {
+  if (isRef(v)) found.add((v as RefValue).$ref);
+  else if (Array.isArray(v)) for (const x of v) collectRefs(x, found);
 }

@@ -145,33 +145,36 @@ export async function lostTokens(
 ): Promise<LostToken[]> {
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   const lost: LostToken[] = [];
-  // One listing per directory instead of a check per key (keys share one secrets directory).
-  const listings = new Map<string, Promise<Set<string>>>();
+  // One listing per directory instead of a check per key (keys share one secrets directory); a
+  // directory listed already is read without an await (thousands of keys per plan).
+  const listings = new Map<string, Set<string>>();
+  const list = async (dir: string) => {
+    const names = await readdir(dir).then(
+      (all) => new Set(all),
+      () => new Set<string>(),
+    );
+    listings.set(dir, names);
+    return names;
+  };
   const listed = async (path: string) => {
-    let names = listings.get(dirname(path));
-    if (!names) {
-      names = readdir(dirname(path)).then(
-        (all) => new Set(all),
-        () => new Set<string>(),
-      );
-      listings.set(dirname(path), names);
-    }
-    return (await names).has(basename(path));
+    const dir = dirname(path);
+    return (listings.get(dir) ?? (await list(dir))).has(basename(path));
   };
   for (const c of plan.changes) {
+    if (!returnsToken(c.kind)) continue;
     const r = resources.get(c.address);
-    if (!r || !returnsToken(c.kind)) continue;
+    if (!r) continue;
     const configured = configuredTokenFile(r);
-    const file = shownTokenFile(configured, desired.configDir);
     const id = recovered.get(c.address);
-    if (id !== undefined) lost.push({ address: c.address, id, file });
+    if (id !== undefined)
+      lost.push({ address: c.address, id, file: shownTokenFile(configured, desired.configDir) });
     else if (
       (c.action === "no-op" || c.action === "update") &&
       c.id &&
       !(await listed(tokenFilePath(configured, desired.configDir))) &&
       !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
-      lost.push({ address: c.address, id: c.id, file });
+      lost.push({ address: c.address, id: c.id, file: shownTokenFile(configured, desired.configDir) });
   }
   return lost;
 }

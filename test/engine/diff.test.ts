@@ -3,10 +3,11 @@
  * per kind (src/engine/diff.ts), and the planner copies fields to resolve refs only when `holdsRefs`
  * (src/engine/refs.ts). Results must be those of the longer way.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffValues } from "../../src/engine/diff.js";
+import { diffValues, sameJson } from "../../src/engine/diff.js";
 import { holdsRefs, resolveRefs } from "../../src/engine/refs.js";
-import { getKind } from "../../src/model/index.js";
+import { canonicalJson, getKind } from "../../src/model/index.js";
 
 describe("diffValues", () => {
   const kind = getKind("tunnel_group_backend");
@@ -58,5 +59,52 @@ describe("holdsRefs", () => {
         Object.getPrototypeOf(fields) === Object.prototype;
       expect(holdsRefs(fields)).toBe(!same);
     }
+  });
+});
+
+describe("sameJson", () => {
+  const odd = [undefined, Number.NaN, Number.POSITIVE_INFINITY, -0, new Date(0), "1970-01-01T00:00:00.000Z"];
+  const leaf = fc.oneof(
+    fc.string({ maxLength: 3 }),
+    fc.integer({ min: -2, max: 2 }),
+    fc.double({ noNaN: false }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constantFrom(...odd),
+  );
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small" },
+      leaf,
+      fc.array(tie("v"), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom("a", "b", "c"), tie("v"), { maxKeys: 3 }),
+    ),
+  })).v;
+
+  it("agrees with comparing canonical JSON, for plain data and anything else", () => {
+    const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+    fc.assert(
+      fc.property(value, value, (a, b) => sameJson(a, b) === same(a, b)),
+      { numRuns: 3000 },
+    );
+    // Equal values built differently (keys in another order, a copy) must be found equal too.
+    fc.assert(fc.property(value, (a) => sameJson(a, structuredClone(a)) === same(a, structuredClone(a))));
+    const cases: [unknown, unknown][] = [
+      [
+        { b: [1, { c: null }], a: "x" },
+        { a: "x", b: [1, { c: null }] },
+      ],
+      [{ a: 1, b: undefined }, { a: 1 }],
+      [[undefined], [null]],
+      [Number.NaN, null],
+      [new Date(0), "1970-01-01T00:00:00.000Z"],
+      [-0, 0],
+      [
+        [1, 2],
+        [2, 1],
+      ],
+      [{ a: "1" }, { a: 1 }],
+    ];
+    for (const [a, b] of cases) expect(sameJson(a, b), JSON.stringify([a, b])).toBe(same(a, b));
   });
 });

@@ -3,7 +3,7 @@
  * hold (docs/api.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
  * API call, with the expected kind named.
  */
-import { getKind } from "../../model/index.js";
+import { getKind, type KindDescriptor } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
 import { explainId } from "../ids.js";
 import type { Rule } from "./rule.js";
@@ -14,11 +14,7 @@ export const literalIds: Rule = {
     for (const entry of entries) {
       for (const field of entry.kind.fields) {
         if (!field.ref || !(field.name in entry.fields)) continue;
-        const kinds = field.ref.map(getKind);
-        const refHint = kinds
-          .filter((k) => k.collection)
-          .map((k) => `, or \${ref:${k.collection}.<name>}`)
-          .join("");
+        const { kinds, refHint } = refKinds(field.ref);
         const value = entry.fields[field.name];
         const pointer = pointerChild("", field.name);
         const items = Array.isArray(value)
@@ -35,3 +31,19 @@ export const literalIds: Rule = {
     }
   },
 };
+
+/** The kinds a reference field takes and the hint naming their `${ref:}`, once per field's list. */
+function refKinds(ref: readonly string[]): { kinds: KindDescriptor[]; refHint: string } {
+  let found = byRef.get(ref);
+  if (found === undefined) {
+    const kinds = ref.map(getKind);
+    const refHint = kinds
+      .filter((k) => k.collection)
+      .map((k) => `, or \${ref:${k.collection}.<name>}`)
+      .join("");
+    found = { kinds, refHint };
+    byRef.set(ref, found);
+  }
+  return found;
+}
+const byRef = new WeakMap<readonly string[], { kinds: KindDescriptor[]; refHint: string }>();
