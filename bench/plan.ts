@@ -15,13 +15,17 @@
  * key's budget).
  *
  *   npm run build && npx tsx bench/plan.ts [--sizes 1000,10000] [--runs 5] [--rate-runs 8] [--quick]
+ *     [--vs other/bin/tgw.js]
+ *
+ * `--vs` times another build of tgw (its `bin/tgw.js`) in the same loops, one run after this build's,
+ * for before/after figures of one run: validate and plan rows for it, and this build's ratio to it.
  *
  * Loopback only; sizes above 30,000 are refused. Seeding (one `tgw apply` of N creates) is timed too.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { median } from "./stats.js";
@@ -92,6 +96,9 @@ function expectOk(r: Run, what: string, codes: number[] = [0]): void {
   }
 }
 
+/** The other build's bin given by `--vs`, if any. */
+let other: string | undefined;
+
 async function measure(n: number, runs: number, rateRuns: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tgw-bench-plan-"));
   try {
@@ -114,7 +121,13 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
     process.stdout.write(`seeding apply (${total} creates): ${(seed.ms / 1000).toFixed(1)} s\n`);
     await requests(server.url);
 
-    const times = { node: [] as number[], validate: [] as number[], plan: [] as number[] };
+    const times = {
+      node: [] as number[],
+      validate: [] as number[],
+      plan: [] as number[],
+      otherValidate: [] as number[],
+      otherPlan: [] as number[],
+    };
     let perPlan = 0;
     for (let i = 0; i < runs + 1; i++) {
       const a = await run(["-e", "0"], env, dir);
@@ -123,10 +136,21 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
       const p = await run([TGW, "plan", "-f", ".", "--detailed-exitcode"], env, dir);
       expectOk(p, "tgw plan --detailed-exitcode (a plan with changes after seeding?)");
       perPlan = (await requests(server.url)).total;
+      const ov = other ? await run([other, "validate", "-f", "."], env, dir) : undefined;
+      const op = other ? await run([other, "plan", "-f", ".", "--detailed-exitcode"], env, dir) : undefined;
+      if (ov && op) {
+        expectOk(ov, "the --vs build's validate");
+        expectOk(op, "the --vs build's plan");
+        await requests(server.url);
+      }
       if (i === 0) continue; // warm-up: file system caches
       times.node.push(a.ms);
       times.validate.push(v.ms);
       times.plan.push(p.ms);
+      if (ov && op) {
+        times.otherValidate.push(ov.ms);
+        times.otherPlan.push(op.ms);
+      }
     }
     const goal = GOALS[n];
     const rows = [
@@ -144,6 +168,16 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
         goal ? `<= ${ms(goal)}: ${(median(times.plan) / goal).toFixed(2)}x of the goal` : "",
       ],
     ];
+    if (other) {
+      const vs = (a: number[], b: number[]) => `this build ${(median(a) / median(b)).toFixed(2)}x of it`;
+      rows.push([
+        "tgw validate, --vs build",
+        ms(median(times.otherValidate)),
+        "",
+        vs(times.validate, times.otherValidate),
+      ]);
+      rows.push(["tgw plan, --vs build", ms(median(times.otherPlan)), "", vs(times.plan, times.otherPlan)]);
+    }
     process.stdout.write(
       `\n| command (median of ${runs}, alternated) | wall | vs node -e 0 | goal |\n|---|---|---|---|\n`,
     );
@@ -190,6 +224,7 @@ async function startup(runs: number): Promise<void> {
     version: [] as number[],
     validate: [] as number[],
     cold: [] as number[],
+    other: [] as number[],
   };
   for (let i = 0; i < runs * 2 + 1; i++) {
     const a = await run(["-e", "0"], env);
@@ -198,7 +233,10 @@ async function startup(runs: number): Promise<void> {
     const d = await run([TGW, "validate", "-f", examples], cold);
     expectOk(c, "tgw validate -f examples/complete");
     expectOk(d, "tgw validate -f examples/complete (no code cache)");
+    const e = other ? await run([other, "validate", "-f", examples], env) : undefined;
+    if (e) expectOk(e, "the --vs build's validate -f examples/complete");
     if (i === 0) continue;
+    if (e) times.other.push(e.ms);
     times.node.push(a.ms);
     times.version.push(b.ms);
     times.validate.push(c.ms);
@@ -215,6 +253,7 @@ async function startup(runs: number): Promise<void> {
   row("tgw --version", times.version);
   row("tgw validate -f examples/complete", times.validate);
   row("tgw validate -f examples/complete, no code cache (a command's first run)", times.cold);
+  if (other) row("the --vs build's tgw validate -f examples/complete", times.other);
 }
 
 async function main(): Promise<void> {
@@ -224,8 +263,10 @@ async function main(): Promise<void> {
       runs: { type: "string" },
       "rate-runs": { type: "string" },
       quick: { type: "boolean" },
+      vs: { type: "string" },
     },
   });
+  other = values.vs === undefined ? undefined : resolve(values.vs);
   const sizes = (values.sizes ?? (values.quick ? "1000" : "1000,10000")).split(",").map(Number);
   const runs = Number(values.runs ?? (values.quick ? 3 : 5));
   const rateRuns = Number(values["rate-runs"] ?? (values.quick ? 0 : 8));
