@@ -216,29 +216,28 @@ function planMatch(
   const before = liveValues(kind, m.live.raw, m.record?.writeOnly);
   let changed = diffValues(kind, after, before);
   const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
-  const common = base;
-  common.id = m.id as string;
-  common.before = before;
-  common.after = after;
-  if (drift) common.drift = drift;
+  base.id = m.id as string;
+  base.before = before;
+  base.after = after;
+  if (drift) base.drift = drift;
   const adopted = m.via === "marker";
   const markerField = kind.metadataField;
   if (m.needsMarker && markerField && !changed.includes(markerField))
     changed = [...changed, markerField].sort();
   if (forceReplace && !kind.module) {
     const forcing = replaceFields(kind, changed);
-    return decided(common, adopted, "replace", changed, "replacement requested with --replace", forcing);
+    return decided(base, adopted, "replace", changed, "replacement requested with --replace", forcing);
   }
   if (changed.length === 0) {
     const reason = m.via === "marker" ? "recovered from its ownership marker" : "up to date";
-    return decided(common, adopted, "no-op", [], reason);
+    return decided(base, adopted, "no-op", [], reason);
   }
   const what = drift ? `changed outside tgw (drift): ${changed.join(", ")}` : `${changed.join(", ")} changed`;
-  if (kind.module) return decided(common, false, "put", changed, what);
+  if (kind.module) return decided(base, false, "put", changed, what);
   const forcing = replaceFields(kind, changed);
   if (forcing.length > 0) {
     const reason = `${forcing.join(", ")} cannot change in place${drift ? " (drift)" : ""}`;
-    return decided(common, adopted, "replace", changed, reason, forcing);
+    return decided(base, adopted, "replace", changed, reason, forcing);
   }
   // A PATCH sent anyway carries the marker with this state's lineage (a takeover rewrites it in passing).
   const staleLineage = m.live.marker?.lineage !== undefined && m.live.marker.lineage !== lineage;
@@ -250,7 +249,7 @@ function planMatch(
     changed[0] === markerField &&
     m.needsMarker &&
     before[markerField] === after[markerField];
-  return decided(common, adopted, "update", changed, markerOnly ? "the ownership marker is missing" : what);
+  return decided(base, adopted, "update", changed, markerOnly ? "the ownership marker is missing" : what);
 }
 
 /** `change` completed with its decision, fields added in the order the plan's changes always had. */
