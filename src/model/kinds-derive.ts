@@ -12,6 +12,9 @@
 import type { FieldDescriptor, KindData, ModuleParent, Normalization, Operation } from "./kinds.js";
 import { inlineRefs, type JsonSchema, loadSchemaDocuments } from "./schema-files.js";
 
+/** The `$defs` entries a kind descriptor knows of (`KindDescriptor.defs`). */
+const DEF_NAMES = ["create", "update", "put", "response"];
+
 /**
  * Every kind's descriptor as plain data: docs/api.md kinds first, then referenced-only objects.
  * @throws Error if a schema's `$ref` points nowhere (see ./schema-files.ts)
@@ -107,7 +110,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindData {
     for (const [k, v] of Object.entries(props(n))) collect(v, [...path, k]);
     if (n.items) collect(n.items, path);
   };
-  for (const name of ["create", "update", "put", "response"]) collect(def(name), []);
+  for (const name of DEF_NAMES) collect(def(name), []);
 
   return {
     kind: ann.kind,
@@ -122,7 +125,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindData {
     ...(ann.module ? { module: ann.module } : {}),
     referencedOnly,
     ...(ann.parent ? { parent: ann.parent } : {}),
-    defs: Object.keys(defs).filter((k) => ["create", "update", "put", "response"].includes(k)),
+    defs: Object.keys(defs).filter((k) => DEF_NAMES.includes(k)),
     fields,
     secretPaths,
     ...(metadataField ? { metadataField } : {}),
