@@ -49,7 +49,14 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
       files.push(abs);
       continue;
     }
-    const { found, dangling } = listConfigFiles(abs);
+    let listed: { found: string[]; dangling: string[] };
+    try {
+      listed = listConfigFiles(abs);
+    } catch (err) {
+      problems.add(whole, "", `cannot list this directory (${(err as NodeJS.ErrnoException).code ?? err})`);
+      continue;
+    }
+    const { found, dangling } = listed;
     for (const link of dangling)
       problems.add({ file: displayPath(cwd, link), line: 0, col: 0 }, "", "a symbolic link to nothing");
     if (found.length === 0)
@@ -64,6 +71,7 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
  * order: files, and links to files, named `*.yaml` / `*.yml`. Links to nothing are returned apart: a
  * configuration file that silently disappeared would plan the deletion of its resources.
  * @returns absolute paths of the files, and of the links to nothing
+ * @throws the file system's error when `dir` cannot be read (EACCES...)
  */
 function listConfigFiles(dir: string): { found: string[]; dangling: string[] } {
   const found: string[] = [];
