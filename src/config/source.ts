@@ -11,14 +11,17 @@
  *   only (later ones are mostly echoes);
  * - several documents in one file (`---`) are several roots; empty documents are skipped.
  *
- * Most files go through the fast path (./yaml-fast.ts) and give the same tree; the `yaml` package
- * parses the rest, and every file with a problem, so that problems are found and placed by one parser.
+ * Three paths give the same tree, the first that takes a file wins: the direct path (./yaml-direct.ts)
+ * for the common subset, the fast path (./yaml-fast.ts: js-yaml) for what else has no anchors, tags or
+ * document markers, and the `yaml` package for the rest and for every file with a problem, so that
+ * problems are found and placed by one parser.
  */
 import { createRequire } from "node:module";
 import type * as YamlLib from "yaml";
 import type { Document } from "yaml";
 import type { ProblemList } from "./errors.js";
 import { childPath, itemPath } from "./paths.js";
+import { parseYamlDirect } from "./yaml-direct.js";
 import { parseYamlFast } from "./yaml-fast.js";
 
 /** The `yaml` package, loaded the first time a file needs it (most take the fast path). */
@@ -107,7 +110,11 @@ const MAX_NODES = 200_000;
  * @returns the root node of every non-empty document (none when the file has a syntax error)
  */
 export function parseYaml(file: string, text: string, problems: ProblemList): Node[] {
-  return parseYamlFast(file, text, MAX_NODES, MAX_DEPTH) ?? parseYamlFull(file, text, problems);
+  return (
+    parseYamlDirect(file, text, MAX_NODES, MAX_DEPTH) ??
+    parseYamlFast(file, text, MAX_NODES, MAX_DEPTH) ??
+    parseYamlFull(file, text, problems)
+  );
 }
 
 /** parseYaml with the `yaml` package only (exported for the test that compares both paths). */

@@ -46,3 +46,15 @@ export function exampleConfigFiles(dir: string): string[] {
     .map((d) => join(dir, d.name))
     .sort();
 }
+
+/**
+ * The YAML configuration files anywhere under `dir` (default: the repository's examples), run
+ * leftovers skipped, sorted.
+ * @returns absolute paths.
+ */
+export function allExampleConfigFiles(dir: string = EXAMPLES): string[] {
+  const subdirs = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !isLeftover(d.name))
+    .map((d) => join(dir, d.name));
+  return [...exampleConfigFiles(dir), ...subdirs.flatMap((sub) => allExampleConfigFiles(sub))].sort();
+}
