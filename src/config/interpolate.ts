@@ -64,7 +64,8 @@ export type StringConverter = (
 /**
  * Converts the API fields of an entry to plain values, indexing the position of every value under
  * its JSON pointer. Sources differ only in how a string is read (`${...}` in YAML, Terraform
- * expressions in a synthesized stack): `convertString`.
+ * expressions in a synthesized stack): `convertString`, called only for strings `mayConvert` accepts
+ * (the others are kept as they are).
  * @param basePath display path of the entry (its address, or a construct path)
  */
 export function convertFields(
@@ -72,6 +73,7 @@ export function convertFields(
   entryPos: Position,
   basePath: string,
   convertString: StringConverter,
+  mayConvert: (value: string) => boolean,
 ): Interpolated {
   const out: Interpolated = {
     fields: {},
@@ -80,23 +82,22 @@ export function convertFields(
     fromFile: new Map(),
     fromEnv: new Set(),
   };
-  const convert = (node: Node, pointer: string, path: string): unknown => {
-    if (node.type === "map") {
-      const obj: Record<string, unknown> = {};
-      for (const e of node.entries) {
-        obj[e.key] = convert(e.value, pointerChild(pointer, e.key), childPath(path, e.key));
-      }
-      return obj;
+  // The pointer and display path of a value are made only for a collection or a string that may
+  // convert: most values are neither, and these strings were two of the load's allocations per value.
+  const convert = (node: Node, parentPointer: string, parentPath: string, key: string | number): unknown => {
+    if (node.type === "scalar") {
+      const value = node.value;
+      if (typeof value !== "string" || !mayConvert(value)) return value;
+      return convertString(value, node, pointerChild(parentPointer, key), pathOf(parentPath, key), out);
     }
-    if (node.type === "seq") {
-      return node.items.map((item, i) => convert(item, pointerChild(pointer, i), itemPath(path, i)));
-    }
-    if (typeof node.value !== "string") return node.value;
-    return convertString(node.value, node, pointer, path, out);
+    const pointer = pointerChild(parentPointer, key);
+    const path = pathOf(parentPath, key);
+    if (node.type === "seq") return node.items.map((item, i) => convert(item, pointer, path, i));
+    const obj: Record<string, unknown> = {};
+    for (const e of node.entries) obj[e.key] = convert(e.value, pointer, path, e.key);
+    return obj;
   };
-  for (const e of fieldEntries) {
-    out.fields[e.key] = convert(e.value, pointerChild("", e.key), childPath(basePath, e.key));
-  }
+  for (const e of fieldEntries) out.fields[e.key] = convert(e.value, "", basePath, e.key);
   return out;
 }
 
@@ -160,14 +161,27 @@ export function interpolateFields(
   basePath: string,
   ctx: InterpolationContext,
 ): Interpolated {
-  return convertFields(fieldEntries, entryPos, basePath, (value, node, pointer, path, out) => {
-    const result = interpolateString(value, node.pos, path, ctx);
-    if (result.file) out.fromFile.set(pointer, result.file);
-    if (result.env) out.fromEnv.add(pointer);
-    if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
-    return result.value;
-  });
+  return convertFields(
+    fieldEntries,
+    entryPos,
+    basePath,
+    (value, node, pointer, path, out) => {
+      const result = interpolateString(value, node.pos, path, ctx);
+      if (result.file) out.fromFile.set(pointer, result.file);
+      if (result.env) out.fromEnv.add(pointer);
+      if (typeof result.value !== "string") out.refs.push({ pointer, target: result.value.$ref });
+      return result.value;
+    },
+    mayInterpolate,
+  );
 }
+
+/** Whether interpolateString may change `value`: only a string with a `$` can. */
+const mayInterpolate = (value: string): boolean => value.includes("$");
+
+/** The display path of a mapping's key or a list's item under `parent`. */
+const pathOf = (parent: string, key: string | number): string =>
+  typeof key === "number" ? itemPath(parent, key) : childPath(parent, key);
 
 /**
  * Interpolates one string written at `pos`. On a problem the failing part is replaced by "" (the

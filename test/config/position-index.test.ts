@@ -61,7 +61,13 @@ describe("the position index of an entry", () => {
       const [root] = parseYaml("f.yaml", text, new ProblemList());
       if (root?.type !== "map") throw new Error("expected a mapping");
       const entryPos = { file: "f.yaml", line: 1, col: 1 };
-      const { index } = convertFields(root.entries, entryPos, "things.x", (value) => value);
+      const { index } = convertFields(
+        root.entries,
+        entryPos,
+        "things.x",
+        (value) => value,
+        () => true,
+      );
       const expected = reference(root.entries, entryPos, "things.x");
       expect(expected.size).toBeGreaterThan(2);
       for (const [pointer, located] of expected) expect(index.get(pointer), pointer).toEqual(located);

@@ -21,13 +21,18 @@ export type Expression =
 /** A string split into literal text and expressions. */
 export type Part = string | Expression;
 
+/** Whether `raw` may hold a `${...}` or `%{...}` (or an escaped `$${` / `%%{`); a string without is literal. */
+export function mayHoldExpression(raw: string): boolean {
+  return raw.includes("${") || raw.includes("%{");
+}
+
 /**
  * Splits `raw` into literal parts and `${...}` expressions (braces and quoted strings inside an
  * expression are matched, so `${jsonencode({"a" = "}"})}` is one expression).
  * @returns the parts, or `undefined` when `raw` holds no expression at all
  */
 export function parseTemplate(raw: string): Part[] | undefined {
-  if (!raw.includes("${") && !raw.includes("%{")) return undefined;
+  if (!mayHoldExpression(raw)) return undefined;
   const parts: Part[] = [];
   let literal = "";
   let i = 0;

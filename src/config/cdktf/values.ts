@@ -20,7 +20,7 @@ import type { ProblemList } from "../errors.js";
 import { convertFields, type FileRead, type Interpolated, readText } from "../interpolate.js";
 import type { Node, Position } from "../source.js";
 import { withArticle } from "../words.js";
-import { type Expression, parseTemplate } from "./expressions.js";
+import { type Expression, mayHoldExpression, parseTemplate } from "./expressions.js";
 
 /** A `variable` block of the stack. */
 export interface Variable {
@@ -74,39 +74,45 @@ export function convertAttributes(
       .filter((s) => !/^\d+$/.test(s));
     return kind.secretPaths.some((p) => p.join("/") === names.join("/"));
   };
-  return convertFields(entries, entryPos, basePath, (value, node, pointer, path, out) => {
-    const parts = parseTemplate(value);
-    if (!parts) return value;
-    const report = (message: string) => ctx.problems.add(node.pos, path, message);
-    const whole = parts.length === 1 && typeof parts[0] !== "string" ? parts[0] : undefined;
-    if (whole?.kind === "ref") {
-      const target = ctx.refAddress(whole.type, whole.name);
-      if ("error" in target) {
-        report(`${whole.text}: ${target.error}`);
-        return "";
-      }
-      out.refs.push({ pointer, target: target.address });
-      return { $ref: target.address } satisfies RefValue;
-    }
-    if (whole?.kind === "var") {
-      const value = variableValue(whole, node.pos, path, ctx);
-      if (value.sensitive) {
-        out.fromEnv.add(pointer);
-        if (!secret(pointer)) {
-          report(
-            `${whole.text} is a sensitive variable, which may only set a secret field (${secretFields(kind)}), as tgw masks those everywhere`,
-          );
+  return convertFields(
+    entries,
+    entryPos,
+    basePath,
+    (value, node, pointer, path, out) => {
+      const parts = parseTemplate(value);
+      if (!parts) return value;
+      const report = (message: string) => ctx.problems.add(node.pos, path, message);
+      const whole = parts.length === 1 && typeof parts[0] !== "string" ? parts[0] : undefined;
+      if (whole?.kind === "ref") {
+        const target = ctx.refAddress(whole.type, whole.name);
+        if ("error" in target) {
+          report(`${whole.text}: ${target.error}`);
+          return "";
         }
+        out.refs.push({ pointer, target: target.address });
+        return { $ref: target.address } satisfies RefValue;
       }
-      return value.value;
-    }
-    let text = "";
-    for (const part of parts) {
-      if (typeof part === "string") text += part;
-      else text += evaluateInString(part, { kind, pointer, path, pos: node.pos, out, ctx, secret });
-    }
-    return text;
-  });
+      if (whole?.kind === "var") {
+        const value = variableValue(whole, node.pos, path, ctx);
+        if (value.sensitive) {
+          out.fromEnv.add(pointer);
+          if (!secret(pointer)) {
+            report(
+              `${whole.text} is a sensitive variable, which may only set a secret field (${secretFields(kind)}), as tgw masks those everywhere`,
+            );
+          }
+        }
+        return value.value;
+      }
+      let text = "";
+      for (const part of parts) {
+        if (typeof part === "string") text += part;
+        else text += evaluateInString(part, { kind, pointer, path, pos: node.pos, out, ctx, secret });
+      }
+      return text;
+    },
+    mayHoldExpression,
+  );
 }
 
 interface InString {
