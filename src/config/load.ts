@@ -26,7 +26,7 @@ import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
-import { type Position, preloadYamlParser } from "./source.js";
+import { type MapEntry, type Position, preloadYamlParser } from "./source.js";
 
 /** Options of `loadConfig` / `loadDesiredState`. */
 export interface LoadOptions {
@@ -114,8 +114,9 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     const optionNames =
       optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
     optionsByKind.set(r.kind.kind, optionNames);
-    const fieldEntries = r.body.entries.filter((e) => !optionNames.has(e.key));
-    const optionEntries = r.body.entries.filter((e) => optionNames.has(e.key));
+    const fieldEntries: MapEntry[] = [];
+    const optionEntries: MapEntry[] = [];
+    for (const e of r.body.entries) (optionNames.has(e.key) ? optionEntries : fieldEntries).push(e);
     const { fields, index, refs, fromFile, fromEnv } = interpolateFields(
       fieldEntries,
       r.keyPos,

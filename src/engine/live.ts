@@ -5,14 +5,14 @@
  */
 import {
   canonicalJson,
-  decodeMarker,
   decodeMetadata,
   getKind,
   type KindDescriptor,
+  markerIn,
   type OwnershipMarker,
 } from "../model/index.js";
 import { sha256 } from "./fingerprint.js";
-import { liveValues } from "./normalize.js";
+import { liveMetadataObject, liveValues } from "./normalize.js";
 
 /** One object read from the API. */
 export interface LiveObject {
@@ -68,8 +68,8 @@ export function liveMetadataOf(
 /** Builds a `LiveObject` from a response body, decoding its ownership marker. */
 export function liveObject(kind: string, id: string, raw: Record<string, unknown>): LiveObject {
   const field = getKind(kind).metadataField;
-  const text = field ? raw[field] : undefined;
-  const marker = typeof text === "string" ? decodeMarker(text) : undefined;
+  const metadata = field ? liveMetadataObject(raw, field) : undefined;
+  const marker = metadata ? markerIn(metadata) : undefined;
   return marker ? { kind, id, raw, marker } : { kind, id, raw };
 }
 

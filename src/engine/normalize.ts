@@ -127,10 +127,35 @@ export function desiredMetadata(user: UserMetadata): string {
 /** The user part of live metadata text, marker removed, comparable with `desiredMetadata`. */
 export function liveMetadata(wire: unknown): string {
   if (typeof wire !== "string") return "";
+  return userPartOf(wire, userMetadataObject(wire));
+}
+
+/**
+ * The metadata of a response body (`field`: its kind's metadata field) as an object, when its text is
+ * a JSON object; parsed once per body (the refresh reads the marker from it, liveValues the user's
+ * part). Shared: do not mutate it.
+ */
+export function liveMetadataObject(
+  raw: Record<string, unknown>,
+  field: string,
+): Record<string, unknown> | undefined {
+  let parsed = metadataObjects.get(raw);
+  if (parsed === undefined) {
+    const text = raw[field];
+    parsed = (typeof text === "string" ? userMetadataObject(text) : undefined) ?? null;
+    metadataObjects.set(raw, parsed);
+  }
+  return parsed ?? undefined;
+}
+
+/** liveMetadataObject's results by response body (null: not a JSON object). */
+const metadataObjects = new WeakMap<object, Record<string, unknown> | null>();
+
+/** liveMetadata of `wire`, whose parsed object (when it is a JSON object) is `obj`. */
+function userPartOf(wire: string, obj: Record<string, unknown> | undefined): string {
   // What unwrapValue(normalizeUserMetadata(decodeMetadata(wire).user)) gives, with one JSON.parse and
   // at most one canonicalJson (that chain parsed and wrote the same object up to three times; canonical
   // JSON read back and written again is the same text). test/engine/normalize.test.ts compares them.
-  const obj = userMetadataObject(wire);
   if (!obj) return wire;
   const marked = markerIn(obj) !== undefined;
   const rest = marked ? withoutMarker(obj) : obj;
@@ -215,8 +240,10 @@ function computeLiveValues(
 ): Values {
   const out: Values = {};
   for (const field of kind.fields) {
-    if (field.isMetadata) out[field.name] = liveMetadata(raw[field.name]);
-    else if (field.writeOnly) {
+    if (field.isMetadata) {
+      const wire = raw[field.name];
+      out[field.name] = typeof wire === "string" ? userPartOf(wire, liveMetadataObject(raw, field.name)) : "";
+    } else if (field.writeOnly) {
       const digest = writeOnlyDigests[field.name];
       if (digest !== undefined) out[field.name] = `${DIGEST_PREFIX}${digest}`;
     } else {

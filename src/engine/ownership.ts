@@ -119,25 +119,26 @@ export function matchOwnership(input: {
   const ours = (o: LiveObject | undefined): LiveObject | undefined =>
     o && useMarkers && o.marker && o.marker.stack !== desired.stack ? undefined : o;
 
-  const claimed = new Set<string>();
-  const matches: Match[] = [];
-  const pending: DesiredResource[] = [];
+  // One match per resource, at the resource's index: the result keeps the order given.
+  const matches = new Array<Match>(resources.length);
+  const pending: number[] = [];
   const anyDeposed = Object.keys(state.resources).some((a) => a.endsWith(DEPOSED_SUFFIX));
   // Rules 1 and 2 first, so that rule 3 never takes an object the state gives to another address.
-  for (const resource of resources) {
+  for (let i = 0; i < resources.length; i++) {
+    const resource = resources[i] as DesiredResource;
     const record = state.resources[resource.address];
     const kind = getKind(resource.kind);
     if (kind.module) {
       const path = modulePath(resource);
       const obj = live.modules.get(path);
-      matches.push({
+      matches[i] = {
         resource,
         id: path,
         ...(obj ? { live: obj } : {}),
         ...(record ? { record } : {}),
         via: "path",
         needsMarker: false,
-      });
+      };
       continue;
     }
     // A replace whose new object may exist already (its old id is recorded as deposed): the marker decides.
@@ -148,46 +149,47 @@ export function matchOwnership(input: {
     const obj =
       record && record.kind === resource.kind && !replacing ? ours(live.objects.get(record.id)) : undefined;
     if (obj && obj.kind === resource.kind) {
-      claimed.add(obj.id);
-      matches.push({
+      matches[i] = {
         resource,
         id: obj.id,
         live: obj,
         record,
         via: "state",
         needsMarker: needsMarker(obj, resource.address),
-      });
-    } else pending.push(resource);
+      };
+    } else pending.push(i);
   }
   function needsMarker(obj: LiveObject, address: string): boolean {
     return useMarkers && !(obj.marker?.stack === desired.stack && obj.marker.address === address);
   }
-  for (const resource of pending) {
+  // The objects rules 1 and 2 gave to a resource (made only when rule 3 has work: usually none).
+  const claimed = new Set<string>();
+  if (pending.length > 0) for (const m of matches) if (m?.via === "state") claimed.add(m.id as string);
+  for (const i of pending) {
+    const resource = resources[i] as DesiredResource;
     const record = state.resources[resource.address];
     const rec = record ? { record } : {};
     const byMarker = marked.get(resource.address)?.[0];
     const byState = record ? ours(live.objects.get(record.id)) : undefined;
     if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
       claimed.add(byMarker.id);
-      matches.push({ resource, id: byMarker.id, live: byMarker, ...rec, via: "marker", needsMarker: false });
+      matches[i] = { resource, id: byMarker.id, live: byMarker, ...rec, via: "marker", needsMarker: false };
     } else if (byState && byState.kind === resource.kind && !claimed.has(byState.id)) {
       claimed.add(byState.id);
-      matches.push({
+      matches[i] = {
         resource,
         id: byState.id,
         live: byState,
         ...rec,
         via: "state",
         needsMarker: needsMarker(byState, resource.address),
-      });
+      };
     } else {
       const other = record ? live.objects.get(record.id)?.marker?.stack : undefined;
       const takenBy = useMarkers && other !== undefined && other !== desired.stack ? { takenBy: other } : {};
-      matches.push({ resource, ...rec, via: "none", needsMarker: false, ...takenBy });
+      matches[i] = { resource, ...rec, via: "none", needsMarker: false, ...takenBy };
     }
   }
-  const order = new Map(resources.map((r, i) => [r.address, i]));
-  matches.sort((a, b) => (order.get(a.resource.address) ?? 0) - (order.get(b.resource.address) ?? 0));
 
   // Rules 5 and 6.
   const orphans: Orphan[] = [];
@@ -258,11 +260,14 @@ export function foreignLineages(input: {
 }): ForeignLineages | undefined {
   const { desired, live, state } = input;
   if (desired.ownership !== "marker") return undefined;
-  const recorded = new Set(Object.values(state.resources).map((r) => r.id));
+  // Made at the first object with another lineage: usually there is none.
+  let recorded: Set<string> | undefined;
   const counts = new Map<string, number>();
   for (const o of live.objects.values()) {
     const lineage = o.marker?.stack === desired.stack ? o.marker.lineage : undefined;
-    if (lineage === undefined || lineage === state.lineage || recorded.has(o.id)) continue;
+    if (lineage === undefined || lineage === state.lineage) continue;
+    recorded ??= new Set(Object.values(state.resources).map((r) => r.id));
+    if (recorded.has(o.id)) continue;
     counts.set(lineage, (counts.get(lineage) ?? 0) + 1);
   }
   if (counts.size === 0) return undefined;

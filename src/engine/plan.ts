@@ -68,13 +68,14 @@ export function makePlan(input: PlanInput): Plan {
   const { live, state } = moved;
   const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
 
-  const byAddress = new Map(own.matches.map((m) => [m.resource.address, m]));
+  const byAddress = new Map<string, Match>();
+  for (const m of own.matches) byAddress.set(m.resource.address, m);
   const renewed = new Set<string>();
   const idOf = (address: string) => (renewed.has(address) ? undefined : byAddress.get(address)?.id);
 
   const forced = new Set(input.replace ?? []);
   const changes: Change[] = [];
-  for (const m of dependencyOrder(own.matches)) {
+  for (const m of dependencyOrder(own.matches, byAddress)) {
     const change = planMatch(m, idOf, forced.has(m.resource.address), state.lineage);
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
@@ -285,23 +286,20 @@ export function returnsToken(kindName: string): boolean {
 }
 const tokenKinds = new Map<string, boolean>();
 
-/** Desired resources ordered so that reference targets come before their referrers. */
-function dependencyOrder(matches: Match[]): Match[] {
-  const byAddress = new Map(matches.map((m) => [m.resource.address, m]));
+/** Desired resources ordered so that reference targets come before their referrers (`byAddress`: `matches` by address). */
+function dependencyOrder(matches: Match[], byAddress: ReadonlyMap<string, Match>): Match[] {
   const out: Match[] = [];
-  const state = new Map<string, "visiting" | "done">();
+  const seen = new Set<Match>();
   const visit = (m: Match) => {
-    const a = m.resource.address;
-    if (state.get(a) !== undefined) return; // done, or a cycle (the config layer rejects those)
-    state.set(a, "visiting");
+    if (seen.has(m)) return; // done, or a cycle (the config layer rejects those)
+    seen.add(m);
     for (const dep of m.resource.dependsOn) {
       const target = byAddress.get(dep);
       if (target) visit(target);
     }
-    state.set(a, "done");
     out.push(m);
   };
-  matches.forEach(visit);
+  for (const m of matches) visit(m);
   return out;
 }
 
