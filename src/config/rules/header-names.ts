@@ -4,15 +4,17 @@
  * hold a line break (it would split the HTTP header). Found by the `lowercase-keys` normalisation
  * annotation, not by field name. (Names themselves are checked by the schema's header-name pattern.)
  */
+import type { FieldDescriptor } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import type { Rule } from "./rule.js";
+import { fieldsWhere, type Rule } from "./rule.js";
+
+const keyedByHeader = (f: FieldDescriptor) => f.normalize === "lowercase-keys";
 
 export const headerNames: Rule = {
   name: "header-names",
   check({ entries, problems }) {
     for (const entry of entries) {
-      for (const field of entry.kind.fields) {
-        if (field.normalize !== "lowercase-keys") continue;
+      for (const field of fieldsWhere(entry.kind, keyedByHeader)) {
         const value = entry.fields[field.name];
         if (!value || typeof value !== "object" || Array.isArray(value)) continue;
         const pointer = pointerChild("", field.name);

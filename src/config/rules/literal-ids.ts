@@ -3,16 +3,18 @@
  * hold (docs/api.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
  * API call, with the expected kind named.
  */
-import { getKind, type KindDescriptor } from "../../model/index.js";
+import { type FieldDescriptor, getKind, type KindDescriptor } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
 import { explainId } from "../ids.js";
-import type { Rule } from "./rule.js";
+import { fieldsWhere, type Rule } from "./rule.js";
+
+const holdsIds = (f: FieldDescriptor) => f.ref !== undefined;
 
 export const literalIds: Rule = {
   name: "literal-ids",
   check({ entries, problems }) {
     for (const entry of entries) {
-      for (const field of entry.kind.fields) {
+      for (const field of fieldsWhere(entry.kind, holdsIds)) {
         if (!field.ref || !(field.name in entry.fields)) continue;
         const { kinds, refHint } = refKinds(field.ref);
         const value = entry.fields[field.name];
@@ -22,7 +24,8 @@ export const literalIds: Rule = {
           : [[value, pointer] as const];
         for (const [item, p] of items) {
           if (typeof item !== "string") continue; // a RefValue, or a type the schema reported
-          const loc = entry.index.get(p);
+          // Without problems there is nothing to skip: no position lookup.
+          const loc = problems.size > 0 ? entry.index.get(p) : undefined;
           if (loc && problems.has(loc.path)) continue;
           const why = explainId(item, kinds);
           if (why) reportAt(problems, entry, p, `${why}${refHint}`);

@@ -3,16 +3,17 @@
  * section 3.1). Checked for a mapping and for a string that holds a JSON object. (The size limit on
  * metadata as sent, marker included, is checked by the schema stage.)
  */
-import { MARKER_KEY, userMetadataObject } from "../../model/index.js";
+import { type FieldDescriptor, MARKER_KEY, userMetadataObject } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import type { Rule } from "./rule.js";
+import { fieldsWhere, type Rule } from "./rule.js";
+
+const isMetadata = (f: FieldDescriptor) => f.isMetadata;
 
 export const reservedMetadataKey: Rule = {
   name: "reserved-metadata-key",
   check({ entries, problems }) {
     for (const entry of entries) {
-      for (const field of entry.kind.fields) {
-        if (!field.isMetadata) continue;
+      for (const field of fieldsWhere(entry.kind, isMetadata)) {
         const value = entry.fields[field.name];
         const pointer = pointerChild("", field.name);
         if (typeof value === "string") {

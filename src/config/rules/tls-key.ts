@@ -4,21 +4,27 @@
  * their formats, not their names.
  */
 import { privateKeyMatchesCertificate } from "../../crypto/private-key.js";
+import type { FieldDescriptor } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import type { Rule } from "./rule.js";
+import { fieldsWhere, type Rule } from "./rule.js";
+
+const holdsChain = (f: FieldDescriptor) => f.schema.format === "pem-certificate-chain";
+const holdsKey = (f: FieldDescriptor) => f.schema.format === "pem-private-key";
 
 export const privateKeyMatches: Rule = {
   name: "private-key-matches-certificate",
   check({ entries, problems }) {
     for (const entry of entries) {
-      const chain = entry.kind.fields.find((f) => f.schema.format === "pem-certificate-chain");
-      const key = entry.kind.fields.find((f) => f.schema.format === "pem-private-key");
+      const [chain] = fieldsWhere(entry.kind, holdsChain);
+      const [key] = fieldsWhere(entry.kind, holdsKey);
       if (!chain || !key) continue;
       const certPem = entry.fields[chain.name];
       const keyPem = entry.fields[key.name];
       if (typeof certPem !== "string" || typeof keyPem !== "string") continue;
-      const paths = [chain.name, key.name].map((n) => entry.index.get(pointerChild("", n))?.path ?? "");
-      if (paths.some((p) => problems.has(p))) continue;
+      if (problems.size > 0) {
+        const paths = [chain.name, key.name].map((n) => entry.index.get(pointerChild("", n))?.path ?? "");
+        if (paths.some((p) => problems.has(p))) continue;
+      }
       let matches: boolean;
       try {
         matches = privateKeyMatchesCertificate(keyPem, certPem);

@@ -3,17 +3,19 @@
  * names to remove...) must not repeat an item, after the field's normalisation (header names compare
  * lower-cased): the live value would never equal the desired one.
  */
-import { canonicalJson } from "../../model/index.js";
+import { canonicalJson, type FieldDescriptor } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import type { Rule } from "./rule.js";
+import { fieldsWhere, type Rule } from "./rule.js";
+
+const isUnordered = (f: FieldDescriptor) => f.unordered;
 
 export const unorderedDuplicates: Rule = {
   name: "unordered-duplicates",
   check({ entries, problems }) {
     for (const entry of entries) {
-      for (const field of entry.kind.fields) {
+      for (const field of fieldsWhere(entry.kind, isUnordered)) {
         const value = entry.fields[field.name];
-        if (!field.unordered || !Array.isArray(value)) continue;
+        if (!Array.isArray(value)) continue;
         const pointer = pointerChild("", field.name);
         const first = new Map<string, number>();
         value.forEach((item, i) => {
