@@ -131,8 +131,8 @@ export function liveMetadata(wire: unknown): string {
 }
 
 /**
- * The metadata of a response body (`field`: its kind's metadata field) as an object, when its text is
- * a JSON object; parsed once per body (the refresh reads the marker from it, liveValues the user's
+ * The metadata of a response body (`field`: its kind's `metadataField`, always the same for a body)
+ * as an object, when its text is a JSON object; parsed once per body (the refresh reads the marker from it, liveValues the user's
  * part). Shared: do not mutate it.
  */
 export function liveMetadataObject(
@@ -242,7 +242,13 @@ function computeLiveValues(
   for (const field of kind.fields) {
     if (field.isMetadata) {
       const wire = raw[field.name];
-      out[field.name] = typeof wire === "string" ? userPartOf(wire, liveMetadataObject(raw, field.name)) : "";
+      if (typeof wire !== "string") out[field.name] = "";
+      else {
+        // The parse the refresh kept is of the kind's metadata field (the only one a kind has).
+        const obj =
+          field.name === kind.metadataField ? liveMetadataObject(raw, field.name) : userMetadataObject(wire);
+        out[field.name] = userPartOf(wire, obj);
+      }
     } else if (field.writeOnly) {
       const digest = writeOnlyDigests[field.name];
       if (digest !== undefined) out[field.name] = `${DIGEST_PREFIX}${digest}`;
