@@ -147,9 +147,13 @@ const tricky = fc.constantFrom(
   "%",
   "@",
   "`",
+  "\u00a0x\u00a0",
+  "\u3000",
+  "x\u200b",
 );
 const scalar = fc.oneof(
   fc.string({ maxLength: 12 }),
+  fc.string({ unit: "grapheme", maxLength: 6 }),
   tricky,
   fc.integer(),
   fc.double(),
