@@ -75,6 +75,16 @@ export function locate(entry: Entry, pointer: string): Located {
 }
 
 /**
+ * Whether a problem was already reported about the value at `pointer` of `entry` (or inside it), so
+ * that a rule does not pile a second one on it. While there are no problems, no position is looked up.
+ */
+export function hasProblemAt(problems: ProblemList, entry: Entry, pointer: string): boolean {
+  if (problems.size === 0) return false;
+  const loc = entry.index.get(pointer);
+  return loc !== undefined && problems.has(loc.path);
+}
+
+/**
  * Reports a problem about the value at `pointer` of `entry` (at its key with `atKey`, e.g. for an
  * unknown field). A pointer that does not exist (a missing required field) is reported at the
  * nearest parent, with `missing` appended to the path.

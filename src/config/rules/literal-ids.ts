@@ -4,7 +4,7 @@
  * API call, with the expected kind named.
  */
 import { type FieldDescriptor, getKind, type KindDescriptor } from "../../model/index.js";
-import { pointerChild, reportAt } from "../entry.js";
+import { hasProblemAt, pointerChild, reportAt } from "../entry.js";
 import { explainId } from "../ids.js";
 import { fieldsWhere, type Rule } from "./rule.js";
 
@@ -24,9 +24,7 @@ export const literalIds: Rule = {
           : [[value, pointer] as const];
         for (const [item, p] of items) {
           if (typeof item !== "string") continue; // a RefValue, or a type the schema reported
-          // Without problems there is nothing to skip: no position lookup.
-          const loc = problems.size > 0 ? entry.index.get(p) : undefined;
-          if (loc && problems.has(loc.path)) continue;
+          if (hasProblemAt(problems, entry, p)) continue;
           const why = explainId(item, kinds);
           if (why) reportAt(problems, entry, p, `${why}${refHint}`);
         }

@@ -5,7 +5,7 @@
  */
 import { privateKeyMatchesCertificate } from "../../crypto/private-key.js";
 import type { FieldDescriptor } from "../../model/index.js";
-import { pointerChild, reportAt } from "../entry.js";
+import { hasProblemAt, pointerChild, reportAt } from "../entry.js";
 import { fieldsWhere, type Rule } from "./rule.js";
 
 const holdsChain = (f: FieldDescriptor) => f.schema.format === "pem-certificate-chain";
@@ -21,10 +21,7 @@ export const privateKeyMatches: Rule = {
       const certPem = entry.fields[chain.name];
       const keyPem = entry.fields[key.name];
       if (typeof certPem !== "string" || typeof keyPem !== "string") continue;
-      if (problems.size > 0) {
-        const paths = [chain.name, key.name].map((n) => entry.index.get(pointerChild("", n))?.path ?? "");
-        if (paths.some((p) => problems.has(p))) continue;
-      }
+      if ([chain.name, key.name].some((n) => hasProblemAt(problems, entry, pointerChild("", n)))) continue;
       let matches: boolean;
       try {
         matches = privateKeyMatchesCertificate(keyPem, certPem);
