@@ -115,11 +115,6 @@ class DirectParser {
     for (;;) {
       let i = this.pos;
       while (t.charCodeAt(i) === SPACE) i++;
-      if (i >= t.length) {
-        this.pos = i;
-        this.indent = -1;
-        return;
-      }
       if (t.charCodeAt(i) === HASH) i = lineEnd(t, i);
       if (t.charCodeAt(i) === NL) {
         this.newLine(i + 1);

@@ -11,6 +11,7 @@
  */
 import jsYaml from "js-yaml";
 import type { MapEntry, Node, Position, ScalarNode } from "./source.js";
+import { resolvePlain } from "./yaml-direct.js";
 
 /** YAML 1.2 core schema: the one the `yaml` package uses (no timestamps, no binary, no merge here). */
 const SCHEMA = jsYaml.CORE_SCHEMA;
@@ -26,10 +27,6 @@ interface Frame {
 const NO_KIDS: readonly Node[] = Object.freeze([]);
 
 class Unsupported extends Error {}
-
-/** The YAML 1.2 core schema's numbers, as the `yaml` package reads them. */
-const CORE_NUMBER =
-  /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 
 /**
  * Parses `text` when it is within the fast path's subset.
@@ -72,11 +69,11 @@ export function parseYamlFast(
           frame.kids?.length === 1 && frame.kidStarts?.[0] === start
             ? (frame.kids[0] as Node)
             : build(state.kind, state.result, frame.kids ?? NO_KIDS, start, frame.start, at);
-        // js-yaml's core schema also reads `0b11` and drops the sign of `-0`: numbers must be YAML 1.2's.
+        // js-yaml's core schema also reads `0b11` and drops the sign of `-0`: a number must be the one
+        // the `yaml` package reads from the same text.
         if (typeof state.result === "number") {
           const source = text.slice(start, state.position).trim();
-          if (!CORE_NUMBER.test(source) || (state.result === 0 && source.startsWith("-")))
-            throw new Unsupported();
+          if (!Object.is(resolvePlain(source), state.result)) throw new Unsupported();
         }
         const parent = stack[stack.length - 1];
         if (parent) {
