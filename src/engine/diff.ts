@@ -4,15 +4,15 @@
  * configuration sets plus schema defaults). A write-only field whose last digest is unknown (the
  * state was rebuilt from markers) cannot be compared and counts as unchanged.
  */
-import { canonicalJson, type KindDescriptor } from "../model/index.js";
+import { canonicalJson, type FieldDescriptor, fieldsWhere, type KindDescriptor } from "../model/index.js";
 import type { Values } from "./action.js";
 
 /** Names of the fields whose desired value differs from the live one, sorted. */
 export function diffValues(kind: KindDescriptor, desired: Values, live: Values): string[] {
   const changed: string[] = [];
-  const writeOnly = writeOnlyNames(kind);
+  const writeOnly = fieldsWhere(kind, isWriteOnly);
   for (const name of sortedKeys(kind, desired)) {
-    if (writeOnly.has(name) && !(name in live)) continue;
+    if (!(name in live) && writeOnly.some((f) => f.name === name)) continue;
     if (!sameJson(desired[name], live[name])) changed.push(name);
   }
   return changed;
@@ -57,16 +57,7 @@ function sameData(a: unknown, b: unknown): boolean {
   return keys.every((k) => Object.hasOwn(y, k) && sameData(x[k], y[k]));
 }
 
-/** The names of a kind's write-only fields, once per kind. */
-function writeOnlyNames(kind: KindDescriptor): Set<string> {
-  let names = writeOnlyByKind.get(kind);
-  if (names === undefined) {
-    names = new Set(kind.fields.filter((f) => f.writeOnly).map((f) => f.name));
-    writeOnlyByKind.set(kind, names);
-  }
-  return names;
-}
-const writeOnlyByKind = new WeakMap<KindDescriptor, Set<string>>();
+const isWriteOnly = (f: FieldDescriptor) => f.writeOnly;
 
 /**
  * `Object.keys(values).sort()`, from the kind's field names sorted once when every key is a field

@@ -8,6 +8,7 @@ export {
   allKinds,
   collections,
   type FieldDescriptor,
+  fieldsWhere,
   fillPath,
   getKind,
   type KindDescriptor,

@@ -118,6 +118,32 @@ export function getKind(kind: string): KindDescriptor {
   return k;
 }
 
+/**
+ * The fields of `kind` that `keep` accepts, found once per kind and predicate: rules and the planner
+ * look at thousands of objects of a few kinds. `keep` must be a constant (its identity is the cache's key).
+ */
+export function fieldsWhere(
+  kind: KindDescriptor,
+  keep: (field: FieldDescriptor) => boolean,
+): readonly FieldDescriptor[] {
+  let byKind = fieldCache.get(keep);
+  if (byKind === undefined) {
+    byKind = new WeakMap();
+    fieldCache.set(keep, byKind);
+  }
+  let fields = byKind.get(kind);
+  if (fields === undefined) {
+    fields = kind.fields.filter(keep);
+    byKind.set(kind, fields);
+  }
+  return fields;
+}
+
+const fieldCache = new WeakMap<
+  (field: FieldDescriptor) => boolean,
+  WeakMap<KindDescriptor, readonly FieldDescriptor[]>
+>();
+
 /** The 19 kinds of docs/api.md (10 resources and 9 modules). */
 export function specKinds(): KindDescriptor[] {
   return [...allKinds().values()].filter((k) => !k.referencedOnly);

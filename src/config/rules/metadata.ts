@@ -3,9 +3,9 @@
  * section 3.1). Checked for a mapping and for a string that holds a JSON object. (The size limit on
  * metadata as sent, marker included, is checked by the schema stage.)
  */
-import { type FieldDescriptor, MARKER_KEY, userMetadataObject } from "../../model/index.js";
+import { type FieldDescriptor, fieldsWhere, MARKER_KEY, userMetadataObject } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import { fieldsWhere, type Rule } from "./rule.js";
+import type { Rule } from "./rule.js";
 
 const isMetadata = (f: FieldDescriptor) => f.isMetadata;
 

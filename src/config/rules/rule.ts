@@ -3,7 +3,6 @@
  * configuration and reports problems in the same positioned form. Rules never throw for bad input
  * and never stop the others; each lives in its own file and is listed in ./index.ts.
  */
-import type { FieldDescriptor, KindDescriptor } from "../../model/index.js";
 import type { Entry } from "../entry.js";
 import type { ProblemList } from "../errors.js";
 import type { OwnershipMode } from "../layout.js";
@@ -26,29 +25,3 @@ export interface Rule {
   name: string;
   check(ctx: RuleContext): void;
 }
-
-/**
- * The fields of `kind` that `keep` accepts, found once per kind and predicate: rules look at thousands
- * of entries of a few kinds. `keep` must be a constant (its identity is the cache's key).
- */
-export function fieldsWhere(
-  kind: KindDescriptor,
-  keep: (field: FieldDescriptor) => boolean,
-): readonly FieldDescriptor[] {
-  let byKind = fieldCache.get(keep);
-  if (byKind === undefined) {
-    byKind = new WeakMap();
-    fieldCache.set(keep, byKind);
-  }
-  let fields = byKind.get(kind);
-  if (fields === undefined) {
-    fields = kind.fields.filter(keep);
-    byKind.set(kind, fields);
-  }
-  return fields;
-}
-
-const fieldCache = new WeakMap<
-  (field: FieldDescriptor) => boolean,
-  WeakMap<KindDescriptor, readonly FieldDescriptor[]>
->();

@@ -4,9 +4,9 @@
  * their formats, not their names.
  */
 import { privateKeyMatchesCertificate } from "../../crypto/private-key.js";
-import type { FieldDescriptor } from "../../model/index.js";
+import { type FieldDescriptor, fieldsWhere } from "../../model/index.js";
 import { hasProblemAt, pointerChild, reportAt } from "../entry.js";
-import { fieldsWhere, type Rule } from "./rule.js";
+import type { Rule } from "./rule.js";
 
 const holdsChain = (f: FieldDescriptor) => f.schema.format === "pem-certificate-chain";
 const holdsKey = (f: FieldDescriptor) => f.schema.format === "pem-private-key";

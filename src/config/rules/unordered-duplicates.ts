@@ -3,9 +3,9 @@
  * names to remove...) must not repeat an item, after the field's normalisation (header names compare
  * lower-cased): the live value would never equal the desired one.
  */
-import { canonicalJson, type FieldDescriptor } from "../../model/index.js";
+import { canonicalJson, type FieldDescriptor, fieldsWhere } from "../../model/index.js";
 import { pointerChild, reportAt } from "../entry.js";
-import { fieldsWhere, type Rule } from "./rule.js";
+import type { Rule } from "./rule.js";
 
 const isUnordered = (f: FieldDescriptor) => f.unordered;
 
