@@ -21,7 +21,6 @@ export {
 } from "./kinds.js";
 export {
   canonicalJson,
-  decodeMarker,
   decodeMetadata,
   encodeMetadata,
   isTerraformMarker,

@@ -96,15 +96,6 @@ export function decodeMetadata(live: string): { marker?: OwnershipMarker; user: 
 }
 
 /**
- * The marker of live metadata text, as `decodeMetadata(live).marker` gives it, without writing the
- * user's part as canonical JSON (a refresh needs only the marker of every object it reads).
- */
-export function decodeMarker(live: string): OwnershipMarker | undefined {
-  const obj = parseObject(live);
-  return obj ? markerIn(obj) : undefined;
-}
-
-/**
  * The well-formed marker (string `stack` and `address`) an object of metadata carries under
  * `MARKER_KEY`, as a new object; undefined when it has none.
  */

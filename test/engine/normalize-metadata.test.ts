@@ -3,13 +3,9 @@
  * chain it replaces gave: decode the marker out, normalise the user's part, unwrap `{"value": ...}`.
  */
 import { describe, expect, it } from "vitest";
+import { liveObject } from "../../src/engine/live.js";
 import { desiredMetadata, liveMetadata } from "../../src/engine/normalize.js";
-import {
-  decodeMarker,
-  decodeMetadata,
-  normalizeUserMetadata,
-  userMetadataObject,
-} from "../../src/model/index.js";
+import { decodeMetadata, normalizeUserMetadata, userMetadataObject } from "../../src/model/index.js";
 
 /** The previous definition, kept as the reference. */
 function reference(wire: string): string {
@@ -65,10 +61,12 @@ describe("liveMetadata", () => {
   });
 });
 
-describe("decodeMarker", () => {
+describe("the marker a refresh reads (liveObject)", () => {
   for (const wire of wires) {
     it(`finds in ${JSON.stringify(wire)} the marker decodeMetadata finds`, () => {
-      expect(decodeMarker(wire)).toEqual(decodeMetadata(wire).marker);
+      expect(liveObject("api_key", "ak_1", { id: "ak_1", metadata: wire }).marker).toEqual(
+        decodeMetadata(wire).marker,
+      );
     });
   }
 });
