@@ -165,16 +165,18 @@ export async function lostTokens(
     const r = resources.get(c.address);
     if (!r) continue;
     const configured = configuredTokenFile(r);
-    const id = recovered.get(c.address);
-    if (id !== undefined)
-      lost.push({ address: c.address, id, file: shownTokenFile(configured, desired.configDir) });
-    else if (
+    let id = recovered.get(c.address);
+    if (
+      id === undefined &&
       (c.action === "no-op" || c.action === "update") &&
       c.id &&
       !(await listed(tokenFilePath(configured, desired.configDir))) &&
       !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
-      lost.push({ address: c.address, id: c.id, file: shownTokenFile(configured, desired.configDir) });
+      id = c.id;
+    // The shown path only for a lost token: it costs a path.relative, and there are thousands of keys.
+    if (id !== undefined)
+      lost.push({ address: c.address, id, file: shownTokenFile(configured, desired.configDir) });
   }
   return lost;
 }
