@@ -46,8 +46,8 @@ const FLOW_INDICATORS = new Set([COMMA, 0x5b, 0x5d, 0x7b, 0x7d]);
  * Parses `text` when it is within the direct path's subset.
  * @param file display path used in positions
  * @param maxNodes, maxDepth the full parser's bounds; beyond them, undefined
- * @returns the root node (a mapping or a sequence: a scalar alone declines) of the file's one document, [] for a file with
- *   only comments and blank lines, or undefined: try the next path
+ * @returns the root node of the file's one document (a mapping or a sequence: a scalar alone
+ *   declines), [] for a file with only comments and blank lines, or undefined: try the next path
  */
 export function parseYamlDirect(
   file: string,

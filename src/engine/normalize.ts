@@ -132,8 +132,8 @@ export function liveMetadata(wire: unknown): string {
 
 /**
  * The metadata of a response body (`field`: its kind's `metadataField`, always the same for a body)
- * as an object, when its text is a JSON object; parsed once per body (the refresh reads the marker from it, liveValues the user's
- * part). Shared: do not mutate it.
+ * as an object, when its text is a JSON object; parsed once per body (the refresh reads the marker
+ * from it, liveValues the user's part). Shared: do not mutate it.
  */
 export function liveMetadataObject(
   raw: Record<string, unknown>,

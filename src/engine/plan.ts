@@ -286,7 +286,10 @@ export function returnsToken(kindName: string): boolean {
 }
 const tokenKinds = new Map<string, boolean>();
 
-/** Desired resources ordered so that reference targets come before their referrers (`byAddress`: `matches` by address). */
+/**
+ * Desired resources ordered so that reference targets come before their referrers (`byAddress`:
+ * `matches` by address).
+ */
 function dependencyOrder(matches: Match[], byAddress: ReadonlyMap<string, Match>): Match[] {
   const out: Match[] = [];
   const seen = new Set<Match>();

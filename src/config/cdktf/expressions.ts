@@ -21,7 +21,10 @@ export type Expression =
 /** A string split into literal text and expressions. */
 export type Part = string | Expression;
 
-/** Whether `raw` may hold a `${...}` or `%{...}` (or an escaped `$${` / `%%{`); a string without is literal. */
+/**
+ * Whether `raw` may hold a `${...}` or `%{...}` (or an escaped `$${` / `%%{`); a string without is
+ * literal.
+ */
 export function mayHoldExpression(raw: string): boolean {
   return raw.includes("${") || raw.includes("%{");
 }
