@@ -5,7 +5,9 @@
  * the next write, so a fast apply does not queue one write per change. A store that can write only
  * what changed (`StateAppend`: the file store's journal) is given only the records changed since the
  * last write, so a write costs what it changes, not the whole state; other stores get the whole
- * snapshot (`StateStore.write`, atomic).
+ * snapshot (`StateStore.write`, atomic). A journal may also gather results for a few milliseconds
+ * before a write starts (`gatherMs`): fewer writes, each with more records, when the caller does not
+ * wait for each write (results not yet written are found again through their ownership markers).
  */
 
 import { orderedSnapshot } from "../state/format.js";
@@ -17,6 +19,16 @@ import {
   type StateVersion,
   type WriteContext,
 } from "../state/store.js";
+
+/** How a journal writes. */
+export interface JournalOptions {
+  /**
+   * How long a write waits for more results before it starts (ms, default 0: at once). `flush()` ends
+   * the wait. Only for callers that do not wait for each write: each such wait delays the result it
+   * records.
+   */
+  gatherMs?: number;
+}
 
 interface Waiter {
   version: number;
@@ -38,6 +50,11 @@ export class StateJournal {
   #dirty = new Map<string, StateRecord | undefined>();
   readonly #onWrite: ((written: StateVersion) => void) | undefined;
   readonly #context: WriteContext | undefined;
+  readonly #gatherMs: number;
+  /** The version the latest `flush()` waits for: no gathering until it is written. */
+  #flushAt = 0;
+  /** Ends the current gathering wait early. */
+  #endGather: (() => void) | undefined;
 
   /**
    * @param snapshot the state as read under the lock.
@@ -48,12 +65,14 @@ export class StateJournal {
     snapshot: StateSnapshot,
     onWrite?: (written: StateVersion) => void,
     context?: WriteContext,
+    options: JournalOptions = {},
   ) {
     this.#store = store;
     this.#base = snapshot;
     this.#working = structuredClone(snapshot.resources);
     this.#onWrite = onWrite;
     this.#context = context;
+    this.#gatherMs = options.gatherMs ?? 0;
   }
 
   /** The records as they will be once pending writes finish. */
@@ -124,6 +143,8 @@ export class StateJournal {
   flush(): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#written >= this.#version) return Promise.resolve();
+    this.#flushAt = this.#version;
+    this.#endGather?.();
     return new Promise((resolve, reject) => this.#waiters.push({ version: this.#version, resolve, reject }));
   }
 
@@ -140,6 +161,7 @@ export class StateJournal {
     this.#running = true;
     try {
       while (this.#written < this.#version) {
+        if (this.#gatherMs > 0 && this.#flushAt <= this.#written) await this.#gather();
         const version = this.#version;
         const dirty = this.#dirty;
         this.#dirty = new Map();
@@ -172,6 +194,19 @@ export class StateJournal {
     } finally {
       this.#running = false;
     }
+  }
+
+  /** Waits `gatherMs`, or until `flush()`, so that the next write takes the results that come meanwhile. */
+  #gather(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#endGather = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.#gatherMs);
+      this.#endGather = done;
+    });
   }
 
   #settle(): void {

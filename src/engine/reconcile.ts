@@ -35,6 +35,13 @@ import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
 import { lostTokens, moveTokenFiles, recoverTokenFiles } from "./tokens.js";
 
+/**
+ * How long a state write waits for more results during an apply with ownership markers (ms): a crash
+ * loses at most the records of this long and of the calls in flight, found again through their markers.
+ * An apply of 10,000 creates makes about 100 writes instead of about 1,800 (issue 13).
+ */
+const JOURNAL_GATHER_MS = 20;
+
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
   /** `plan` stops after the safety checks; `apply` (default) applies. */
@@ -229,6 +236,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
         command: options.lockHolder ?? "tgw",
         ...(options.revision === undefined ? {} : { revision: options.revision }),
       },
+      // With markers no call waits for its write (./operations.ts `recorded`): results are gathered.
+      { gatherMs: desired.ownership === "marker" ? JOURNAL_GATHER_MS : 0 },
     );
     // Record the API even when the plan has nothing else to write (otherwise the first write of the
     // apply carries it, so serials count as before).

@@ -56,3 +56,36 @@ it("writes each result once, as the records that changed, coalescing results tha
   expect(Object.keys(read.resources)).toHaveLength(59);
   expect(read.resources["api_keys.k1"]?.id).toBe("ak_moved");
 });
+
+it("gathers the results of its gathering time into one write, and flush() ends the wait at once", async () => {
+  const store = new FileStateStore(path, { stack: "web", warn: () => {} });
+  // A minute: were flush() not to end the wait, this test would time out.
+  const journal = new StateJournal(store, await store.read(), undefined, undefined, { gatherMs: 60_000 });
+  const first = journal.set(record("api_keys.first")); // the first write creates the file
+  await journal.flush();
+  await first;
+  const sets = Array.from({ length: 20 }, (_, i) => journal.set(record(`api_keys.k${i}`)));
+  await journal.flush();
+  await Promise.all(sets);
+
+  const entries = (await readFile(`${path}.journal`, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { serial: number; set: Record<string, unknown> });
+  expect(entries).toHaveLength(1);
+  expect(entries[0]?.serial).toBe(2);
+  expect(Object.keys(entries[0]?.set ?? {}).sort()).toEqual(
+    Array.from({ length: 20 }, (_, i) => `api_keys.k${i}`).sort(),
+  );
+  expect(await new FileStateStore(path, { stack: "web" }).read()).toEqual(journal.snapshot);
+});
+
+it("writes gathered results without a flush() once its gathering time is over", async () => {
+  const store = new FileStateStore(path, { stack: "web", warn: () => {} });
+  const journal = new StateJournal(store, await store.read(), undefined, undefined, { gatherMs: 5 });
+  await journal.set(record("api_keys.first"));
+  await Promise.all([journal.set(record("api_keys.a")), journal.remove("api_keys.first")]);
+  const read = await new FileStateStore(path, { stack: "web" }).read();
+  expect(Object.keys(read.resources)).toEqual(["api_keys.a"]);
+  expect(read.serial).toBe(2);
+});
