@@ -209,10 +209,12 @@ async function runTgw(n: number, parallelism: number, work: string): Promise<Mea
     return r;
   } finally {
     await stopServer(server.child);
-    // Not removed here but with the whole work directory at the end: right after thousands of files
-    // are deleted, creating files costs ext4 here about ten times the system time (strace: 0.33 ms per
-    // open with O_CREAT instead of 0.03 ms, for seconds), which the next tgw run's token files would pay
-    // and the raw client, which writes no file, would not.
+    // Not removed here but with the whole work directory at the end: for a minute or more after
+    // thousands of files are deleted, ext4 skips their inodes when it allocates new ones (perf:
+    // `recently_deleted` under `__ext4_new_inode`), and each file created in the same block group pays
+    // for the scan: 2.6 s of system time for 5,000 token files instead of 0.2 s. The next tgw run would
+    // pay that and the raw client, which writes no file, would not. The same holds across runs of this
+    // script: wait a few minutes after one, or compare the system times it prints.
   }
 }
 
