@@ -3,7 +3,7 @@
  * API (DesiredResource.options). `prevent_destroy` applies to every resource and module;
  * `token_file` to API keys, whose token the API returns once (docs/design.md section 3.4).
  */
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { ResourceOptions } from "./desired.js";
 import type { ProblemList } from "./errors.js";
 import { childPath } from "./paths.js";
@@ -34,9 +34,27 @@ export const RESOURCE_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-/** The options a kind accepts. */
-export function optionsFor(kind: string): OptionSpec[] {
-  return RESOURCE_OPTIONS.filter((o) => !o.kinds || o.kinds.includes(kind));
+const optionsByKind = new Map<string, readonly OptionSpec[]>();
+
+/** The options a kind accepts (found once per kind: this runs for every resource). */
+export function optionsFor(kind: string): readonly OptionSpec[] {
+  let options = optionsByKind.get(kind);
+  if (options === undefined) {
+    options = RESOURCE_OPTIONS.filter((o) => !o.kinds || o.kinds.includes(kind));
+    optionsByKind.set(kind, options);
+  }
+  return options;
+}
+
+let secrets: { configDir: string; dir: string } | undefined;
+
+/**
+ * `.tgw/secrets/<name>.token` under `configDir`. `name` is a resource name (layout.ts NAME_PATTERN: no
+ * separator or dot segment; a name that is not is reported elsewhere), so only the directory is joined.
+ */
+function defaultTokenFile(configDir: string, name: string): string {
+  if (secrets?.configDir !== configDir) secrets = { configDir, dir: join(configDir, ".tgw", "secrets") };
+  return `${secrets.dir}${sep}${name}.token`;
 }
 
 /** Where a resource is written and what it needs for defaults. */
@@ -82,7 +100,7 @@ export function readOptions(entries: MapEntry[], ctx: OptionsContext): ResourceO
     }
   }
   if (optionsFor(ctx.kind).some((o) => o.name === "token_file") && options.token_file === undefined) {
-    options.token_file = join(ctx.configDir, ".tgw", "secrets", `${ctx.name}.token`);
+    options.token_file = defaultTokenFile(ctx.configDir, ctx.name);
   }
   return options;
 }

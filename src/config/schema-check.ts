@@ -32,7 +32,8 @@ import { childPath } from "./paths.js";
 import { didYouMean, listWords, withArticle } from "./words.js";
 
 let ajv: ReturnType<typeof createAjv> | undefined;
-const validators = new Map<string, ValidateFunction>();
+/** By kind descriptor: looked up for every resource, without building its schema key each time. */
+const validators = new Map<Entry["kind"], ValidateFunction>();
 
 /**
  * The validator of an entry's kind: generated ahead of time (src/model/validators.gen.ts, `npm run
@@ -40,16 +41,16 @@ const validators = new Map<string, ValidateFunction>();
  * generated module lacks.
  */
 function validatorFor(entry: Entry): ValidateFunction {
-  const def = entry.kind.defs.has("put") ? "put" : "create";
-  const key = schemaKey(entry.kind.schemaId, def);
-  let fn: ValidateFunction | undefined =
-    validators.get(key) ?? ((generated as Record<string, unknown>)[entry.kind.kind] as ValidateFunction);
+  let fn = validators.get(entry.kind);
+  if (fn) return fn;
+  fn = (generated as Record<string, unknown>)[entry.kind.kind] as ValidateFunction | undefined;
   if (!fn) {
+    const key = schemaKey(entry.kind.schemaId, entry.kind.defs.has("put") ? "put" : "create");
     ajv ??= createAjv();
     fn = ajv.getSchema(key) as ValidateFunction | undefined;
     if (!fn) throw new Error(`no schema ${key}`);
   }
-  validators.set(key, fn);
+  validators.set(entry.kind, fn);
   return fn;
 }
 
