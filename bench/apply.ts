@@ -14,11 +14,12 @@
  * time of each process, read at its exit. Each process's time is also split at its first POST and its
  * last POST's response (undici's diagnostics channels): before (tgw: start-up, configuration, plan),
  * the POSTs (tgw: also token files, state writes, progress), after (the last state write, exit); and
- * the CPU used from the first POST on. tgw runs from dist/ (build first).
+ * the CPU used from the first POST on. tgw runs from dist/ (build first). It first times the creation
+ * of 500 files and warns when this file system is in a slow state that would weigh on tgw alone.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -235,6 +236,27 @@ async function runRaw(n: number, parallelism: number, work: string, script: stri
   }
 }
 
+/** System time per created file above which the file system is in the slow state described in `runTgw`. */
+const SLOW_CREATE_US = 150;
+
+/**
+ * System time (µs) per file of creating 500 small files in `dir` as tgw writes its token files (a
+ * temporary file, then a rename). About 40 µs here normally; ten times that for a while after
+ * thousands of files were deleted (see `runTgw`).
+ */
+function fileCreationCost(dir: string): number {
+  mkdirSync(dir, { recursive: true });
+  const before = process.cpuUsage();
+  for (let i = 0; i < 500; i++) {
+    const path = join(dir, `f${i}.token`);
+    const fd = openSync(`${path}.tmp`, "w", 0o600);
+    writeSync(fd, "tgw_probe\n");
+    closeSync(fd);
+    renameSync(`${path}.tmp`, path);
+  }
+  return process.cpuUsage(before).system / 500;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -256,6 +278,12 @@ async function main(): Promise<void> {
   await writeFile(script, RAW_CLIENT);
   const perResource: { n: number; wall: number; cpu: number }[] = [];
   try {
+    const createUs = fileCreationCost(join(work, "probe"));
+    console.log(`file creation: ${createUs.toFixed(0)} µs of system time per file (500 files)`);
+    if (createUs > SLOW_CREATE_US)
+      console.log(
+        `  WARNING: over ${SLOW_CREATE_US} µs: this file system is slow to create files right now (thousands were deleted recently, by an earlier run of this script for instance); tgw's token files will cost more than usual and the raw client writes none. Wait a few minutes and run again for comparable figures.`,
+      );
     console.log(
       `tgw apply vs a raw undici loop of the same POSTs, ${parallelism} in flight (goal: <= ${GOAL}x)\n`,
     );
