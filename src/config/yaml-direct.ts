@@ -402,8 +402,11 @@ function quotedEnd(t: string, i: number): number {
   for (let j = i + 1; j < t.length; j++) {
     const c = t.charCodeAt(j);
     if (c === NL) return -1;
-    if (quote === 0x22 && c === 0x5c) j++;
-    else if (c === quote) {
+    if (quote === 0x22 && c === 0x5c) {
+      // An escaped line break continues the scalar on the next line: not one line.
+      if (t.charCodeAt(j + 1) === NL) return -1;
+      j++;
+    } else if (c === quote) {
       if (quote === 0x27 && t.charCodeAt(j + 1) === 0x27) j++;
       else return j + 1;
     }
@@ -426,7 +429,8 @@ function unquote(t: string, start: number, end: number): string {
   const body = t.slice(start + 1, end - 1);
   if (t.charCodeAt(start) === 0x27) return body.includes("'") ? body.replaceAll("''", "'") : body;
   if (!body.includes("\\")) return body;
-  return body.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, e: string) => {
+  // `[^]`, not `.`: a backslash before any character, line breaks included, is read or declined.
+  return body.replace(/\\(u[0-9a-fA-F]{4}|[^])/g, (_, e: string) => {
     if (e.length === 5) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
     return ESCAPES[e] ?? decline();
   });

@@ -64,6 +64,11 @@ export function parseYamlFast(
         if (lead === "&" || lead === "*" || lead === "!" || lead === "?" || (state.anchor ?? null) !== null) {
           throw new Unsupported();
         }
+        // js-yaml accepts a quoted or plain scalar's next line with less indentation than YAML allows
+        // (`k: "a\` then `b"` at column 0), which the `yaml` package reports: such scalars go there.
+        if (state.kind === "scalar" && lead !== "|" && lead !== ">") {
+          if (text.slice(start, state.position).trimEnd().includes("\n")) throw new Unsupported();
+        }
         // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node.
         const node =
           frame.kids?.length === 1 && frame.kidStarts?.[0] === start

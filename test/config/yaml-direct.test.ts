@@ -76,6 +76,9 @@ const DECLINED = [
   "folded: >-\n  text\n",
   "multi: one\n  two\n",
   "tab:\tx\n",
+  // An escaped line break in a double-quoted scalar (found by the random edits below).
+  '"k":  "\\"dq\\\n"\n',
+  'k: "a\\\n  b"\n',
   "crlf: 1\r\n",
   "1: a\n",
   "null: a\n",

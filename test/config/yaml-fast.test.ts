@@ -57,6 +57,11 @@ const DECLINED = [
   // js-yaml reads these as numbers differently from YAML 1.2's core schema.
   "bin: 0b11\n",
   "zero: -0\n",
+  // A scalar over several lines: js-yaml accepts a next line the `yaml` package rejects (the second).
+  'k: "a\\\n  b"\n',
+  'k: "a\\\nb"\n',
+  "k: 'a\n  b'\n",
+  "k: a\n  b\n",
 ];
 
 describe("fast YAML path", () => {
