@@ -429,8 +429,8 @@ function unquote(t: string, start: number, end: number): string {
   const body = t.slice(start + 1, end - 1);
   if (t.charCodeAt(start) === 0x27) return body.includes("'") ? body.replaceAll("''", "'") : body;
   if (!body.includes("\\")) return body;
-  // `[^]`, not `.`: a backslash before any character, line breaks included, is read or declined.
-  return body.replace(/\\(u[0-9a-fA-F]{4}|[^])/g, (_, e: string) => {
+  // `[\s\S]`, not `.`: a backslash before any character, line breaks included, is read or declined.
+  return body.replace(/\\(u[0-9a-fA-F]{4}|[\s\S])/g, (_, e: string) => {
     if (e.length === 5) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
     return ESCAPES[e] ?? decline();
   });
