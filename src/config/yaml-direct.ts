@@ -76,6 +76,12 @@ class DirectParser {
   private lineStart = 0;
   private indent = 0;
   private count = 0;
+  /**
+   * The smallest column (0-based) of a comment line the last `nextLine` passed whose `#` is followed by
+   * text (`#x`), or -1. The `yaml` package misreads a plain value on a later line than its key when
+   * such a comment, no deeper than the key, comes between (`a:`, `#x`, ` v`, `e: 1`: "v e" as a key).
+   */
+  private tightComment = -1;
 
   constructor(
     private readonly file: string,
@@ -112,10 +118,22 @@ class DirectParser {
   /** From a line start: past blank and comment lines, to the first character of a line with content. */
   private nextLine(): void {
     const t = this.text;
+    this.tightComment = -1;
     for (;;) {
       let i = this.pos;
       while (t.charCodeAt(i) === SPACE) i++;
-      if (t.charCodeAt(i) === HASH) i = lineEnd(t, i);
+      if (t.charCodeAt(i) === HASH) {
+        const next = t.charCodeAt(i + 1);
+        const col = i - this.lineStart;
+        if (
+          next !== SPACE &&
+          next !== NL &&
+          i + 1 < t.length &&
+          (this.tightComment === -1 || col < this.tightComment)
+        )
+          this.tightComment = col;
+        i = lineEnd(t, i);
+      }
       if (t.charCodeAt(i) === NL) {
         this.newLine(i + 1);
         continue;
@@ -206,6 +224,7 @@ class DirectParser {
       }
       if (this.isSeqItem()) return this.blockSeq(this.indent, depth);
       if (this.keyEnd() !== -1) return this.blockMap(this.indent, depth);
+      if (this.tightComment !== -1 && this.tightComment <= indent) decline();
       return this.inlineValue(depth); // a scalar or flow collection alone on the next line
     }
     this.pos = i;

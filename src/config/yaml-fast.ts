@@ -68,6 +68,7 @@ export function parseYamlFast(
         // (`k: "a\` then `b"` at column 0), which the `yaml` package reports: such scalars go there.
         if (state.kind === "scalar" && lead !== "|" && lead !== ">") {
           if (text.slice(start, state.position).trimEnd().includes("\n")) throw new Unsupported();
+          if (lead !== '"' && lead !== "'" && tightCommentAbove(text, start)) throw new Unsupported();
         }
         // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node.
         const node =
@@ -104,6 +105,30 @@ export function parseYamlFast(
   if (result === undefined) return /\S/.test(text.replace(/#.*$/gm, "")) ? undefined : [];
   if (root === undefined || result === null) return undefined;
   return [root];
+}
+
+/**
+ * Whether the plain scalar at `start` begins its line and a comment line whose `#` is followed by text
+ * (`#x`), less indented than the scalar, lies above it with only blank and comment lines between. The
+ * `yaml` package misreads a value placed so (./yaml-direct.ts `tightComment`); keys are caught too.
+ */
+function tightCommentAbove(text: string, start: number): boolean {
+  const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+  for (let i = lineStart; i < start; i++) if (text.charCodeAt(i) !== 0x20) return false;
+  const col = start - lineStart;
+  let end = lineStart - 1; // the line break ending the line above
+  while (end > 0) {
+    const begin = text.lastIndexOf("\n", end - 1) + 1;
+    const line = text.slice(begin, end);
+    const content = line.trimStart();
+    if (content !== "") {
+      if (content.charCodeAt(0) !== 0x23) return false;
+      const next = content.charCodeAt(1);
+      if (line.length - content.length < col && content.length > 1 && next !== 0x20) return true;
+    }
+    end = begin - 1;
+  }
+  return false;
 }
 
 function build(

@@ -79,6 +79,10 @@ const DECLINED = [
   // An escaped line break in a double-quoted scalar (found by the random edits below).
   '"k":  "\\"dq\\\n"\n',
   'k: "a\\\n  b"\n',
+  // A plain value below its key with a `#x` comment line, no deeper than the key, between: the yaml
+  // package reads "v e" as a key (an error) or "v - e" as the value (silently).
+  "a:\n#n\n v\ne: 1\n",
+  "- a:\n#n\n   v\n- e\n",
   "crlf: 1\r\n",
   "1: a\n",
   "null: a\n",

@@ -62,6 +62,10 @@ const DECLINED = [
   'k: "a\\\nb"\n',
   "k: 'a\n  b'\n",
   "k: a\n  b\n",
+  // A plain value below its key with a `#x` comment line, no deeper than the key, between: the yaml
+  // package reads "v e" as a key (an error) or "v - e" as the value (silently).
+  "a:\n#n\n v\ne: 1\n",
+  "- a:\n#n\n   v\n- e\n",
 ];
 
 describe("fast YAML path", () => {
