@@ -40,7 +40,11 @@ export function parseYamlFast(
   maxNodes: number,
   maxDepth: number,
 ): Node[] | undefined {
-  if (/^(---|\.\.\.|%)/m.test(text)) return undefined;
+  // Document markers; a comment right after a quote or bracket (`"a"#x`), which js-yaml accepts and
+  // YAML does not; and `?` as an indicator (an explicit key, also inside a flow collection).
+  if (/^(---|\.\.\.|%)/m.test(text) || /["'\]}]#/.test(text) || /(^|[\s[{,])\?(\s|$)/m.test(text)) {
+    return undefined;
+  }
   const lines = lineStarts(text);
   const at = (offset: number): Position => positionOf(file, lines, offset);
   const stack: Frame[] = [];
@@ -70,16 +74,30 @@ export function parseYamlFast(
           if (text.slice(start, state.position).trimEnd().includes("\n")) throw new Unsupported();
           if (lead !== '"' && lead !== "'" && tightCommentAbove(text, start)) throw new Unsupported();
         }
-        // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node.
+        // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node,
+        // unless the inner call found nothing and the outer one a value (a block scalar item, `- |`).
+        // An empty value is placed past the spaces and tabs after its `:` (at the end of the text,
+        // js-yaml's position is before them).
+        let raw = frame.start;
+        while (text.charCodeAt(raw) === 0x20 || text.charCodeAt(raw) === 0x09) raw++;
+        const inner = frame.kids?.length === 1 && frame.kidStarts?.[0] === start ? frame.kids[0] : undefined;
         const node =
-          frame.kids?.length === 1 && frame.kidStarts?.[0] === start
-            ? (frame.kids[0] as Node)
-            : build(state.kind, state.result, frame.kids ?? NO_KIDS, start, frame.start, at);
-        // js-yaml's core schema also reads `0b11` and drops the sign of `-0`: a number must be the one
-        // the `yaml` package reads from the same text.
-        if (typeof state.result === "number") {
+          inner !== undefined && !("empty" in inner && state.result != null)
+            ? inner
+            : build(state.kind, state.result, inner ? NO_KIDS : (frame.kids ?? NO_KIDS), start, raw, at);
+        // js-yaml's core schema reads `0b11` as a number, drops the sign of `-0` and reads `-.5` as a
+        // string: a plain scalar's value must be the one the `yaml` package reads from the same text.
+        if (state.kind === "scalar" && lead !== '"' && lead !== "'" && lead !== "|" && lead !== ">") {
           const source = text.slice(start, state.position).trim();
-          if (!Object.is(resolvePlain(source), state.result)) throw new Unsupported();
+          if (source !== "" && !Object.is(resolvePlain(source), state.result)) throw new Unsupported();
+        }
+        // A block scalar with an indentation indicator (`|2`): js-yaml and YAML may end it differently.
+        if ((lead === "|" || lead === ">") && /^[|>][-+]?[0-9]/.test(text.slice(start, start + 3))) {
+          throw new Unsupported();
+        }
+        // A flow collection over several lines: js-yaml accepts lines less indented than YAML allows.
+        if ((lead === "[" || lead === "{") && text.slice(start, state.position).includes("\n")) {
+          throw new Unsupported();
         }
         const parent = stack[stack.length - 1];
         if (parent) {
