@@ -119,10 +119,13 @@ async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
   });
   const forget = plan.forget.filter((a) => a in records);
   if (adopted.length === 0 && forget.length === 0) return;
-  await ctx.journal.update((recs) => {
-    for (const address of forget) delete recs[address];
-    for (const record of adopted) recs[record.address] = record;
-  });
+  await ctx.journal.update(
+    (recs) => {
+      for (const address of forget) delete recs[address];
+      for (const record of adopted) recs[record.address] = record;
+    },
+    { now: true },
+  );
 }
 
 /** No connection could be made to the API (refused, unreachable host...): no use trying the other steps. */

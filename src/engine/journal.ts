@@ -23,11 +23,17 @@ import {
 /** How a journal writes. */
 export interface JournalOptions {
   /**
-   * How long a write waits for more results before it starts (ms, default 0: at once). `flush()` ends
-   * the wait. Only for callers that do not wait for each write: each such wait delays the result it
-   * records.
+   * How long a write waits for more results before it starts (ms, default 0: at once). `flush()` and a
+   * change recorded with `{ now: true }` end the wait. Only for callers that do not wait for most
+   * writes: each wait delays the results it records.
    */
   gatherMs?: number;
+}
+
+/** How one change is written. */
+export interface RecordOptions {
+  /** The caller waits for this write before it goes on: it starts without gathering (`gatherMs`). */
+  now?: boolean;
 }
 
 interface Waiter {
@@ -99,8 +105,8 @@ export class StateJournal {
   }
 
   /** Records `record` under its address; resolves once it is written. */
-  set(record: StateRecord): Promise<void> {
-    return this.#mutate(() => {
+  set(record: StateRecord, options: RecordOptions = {}): Promise<void> {
+    return this.#mutate(options, () => {
       this.#working[record.address] = record;
       this.#dirty.set(record.address, record);
     });
@@ -110,7 +116,7 @@ export class StateJournal {
    * Applies several changes to the records as one write: `fn` sets and deletes records by address
    * (it must not edit a record in place: only whole records are tracked).
    */
-  update(fn: (records: Record<string, StateRecord>) => void): Promise<void> {
+  update(fn: (records: Record<string, StateRecord>) => void, options: RecordOptions = {}): Promise<void> {
     const dirty = this.#dirty;
     const tracked = new Proxy(this.#working, {
       set(target, key, value) {
@@ -124,13 +130,13 @@ export class StateJournal {
         return true;
       },
     });
-    return this.#mutate(() => fn(tracked));
+    return this.#mutate(options, () => fn(tracked));
   }
 
   /** Removes an address; resolves once written (at once if it was not recorded). */
   remove(address: string): Promise<void> {
     if (!(address in this.#working)) return Promise.resolve();
-    return this.#mutate(() => {
+    return this.#mutate({}, () => {
       delete this.#working[address];
       this.#dirty.set(address, undefined);
     });
@@ -148,11 +154,15 @@ export class StateJournal {
     return new Promise((resolve, reject) => this.#waiters.push({ version: this.#version, resolve, reject }));
   }
 
-  #mutate(fn: () => void): Promise<void> {
+  #mutate(options: RecordOptions, fn: () => void): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     fn();
     const version = ++this.#version;
     const done = new Promise<void>((resolve, reject) => this.#waiters.push({ version, resolve, reject }));
+    if (options.now) {
+      this.#flushAt = version;
+      this.#endGather?.();
+    }
     if (!this.#running) void this.#run();
     return done;
   }

@@ -117,7 +117,7 @@ async function createObject(
   const marker = markerOf(ctx, kind, c.address);
   const oldId = c.action === "replace" ? c.id : undefined;
   if (oldId && c.replaceOrder === "create-first")
-    await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()));
+    await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()), { now: true });
   const body = createBody(kind, c.address, fields, marker);
   const outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
   if ("recovered" in outcome) {

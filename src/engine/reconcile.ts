@@ -241,7 +241,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     );
     // Record the API even when the plan has nothing else to write (otherwise the first write of the
     // apply carries it, so serials count as before).
-    if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan)) await journal.update(() => {});
+    if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
+      await journal.update(() => {}, { now: true });
     const recovered = new Map<string, string>();
     const result = await applyPlan(plan, desired, api, journal, {
       parallelism: options.parallelism ?? 4,

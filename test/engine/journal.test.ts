@@ -89,3 +89,16 @@ it("writes gathered results without a flush() once its gathering time is over", 
   expect(Object.keys(read.resources)).toEqual(["api_keys.a"]);
   expect(read.serial).toBe(2);
 });
+
+it("starts a write the caller waits for at once, without its gathering time", async () => {
+  const store = new FileStateStore(path, { stack: "web", warn: () => {} });
+  // A minute: a write that waited for it would time this test out.
+  const journal = new StateJournal(store, await store.read(), undefined, undefined, { gatherMs: 60_000 });
+  await journal.set(record("api_keys.first"), { now: true });
+  const gathered = journal.set(record("api_keys.later"));
+  await journal.update((records) => delete records["api_keys.first"], { now: true });
+  await gathered; // written by the same write as the update
+  const read = await new FileStateStore(path, { stack: "web" }).read();
+  expect(Object.keys(read.resources)).toEqual(["api_keys.later"]);
+  expect(read.serial).toBe(2);
+});
