@@ -57,7 +57,7 @@ export class StateJournal {
   readonly #onWrite: ((written: StateVersion) => void) | undefined;
   readonly #context: WriteContext | undefined;
   readonly #gatherMs: number;
-  /** The version the latest `flush()` waits for: no gathering until it is written. */
+  /** The version a caller waits for (`flush()`, `{ now: true }`): no gathering until it is written. */
   #flushAt = 0;
   /** Ends the current gathering wait early. */
   #endGather: (() => void) | undefined;
@@ -149,8 +149,7 @@ export class StateJournal {
   flush(): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#written >= this.#version) return Promise.resolve();
-    this.#flushAt = this.#version;
-    this.#endGather?.();
+    this.#hurry(this.#version);
     return new Promise((resolve, reject) => this.#waiters.push({ version: this.#version, resolve, reject }));
   }
 
@@ -159,12 +158,15 @@ export class StateJournal {
     fn();
     const version = ++this.#version;
     const done = new Promise<void>((resolve, reject) => this.#waiters.push({ version, resolve, reject }));
-    if (options.now) {
-      this.#flushAt = version;
-      this.#endGather?.();
-    }
+    if (options.now) this.#hurry(version);
     if (!this.#running) void this.#run();
     return done;
+  }
+
+  /** Someone waits for `version`: the write that takes it starts without gathering. */
+  #hurry(version: number): void {
+    this.#flushAt = version;
+    this.#endGather?.();
   }
 
   async #run(): Promise<void> {
