@@ -68,28 +68,17 @@ export function parseYamlFast(
         if (lead === "&" || lead === "*" || lead === "!" || lead === "?" || (state.anchor ?? null) !== null) {
           throw new Unsupported();
         }
-        // js-yaml accepts a quoted or plain scalar's next line with less indentation than YAML allows
-        // (`k: "a\` then `b"` at column 0), which the `yaml` package reports: such scalars go there.
         if (state.kind === "scalar" && lead !== "|" && lead !== ">") {
-          if (text.slice(start, state.position).trimEnd().includes("\n")) throw new Unsupported();
-          if (lead !== '"' && lead !== "'" && tightCommentAbove(text, start)) throw new Unsupported();
-        }
-        // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node,
-        // unless the inner call found nothing and the outer one a value (a block scalar item, `- |`).
-        // An empty value is placed past the spaces and tabs after its `:` (at the end of the text,
-        // js-yaml's position is before them).
-        let raw = frame.start;
-        while (text.charCodeAt(raw) === 0x20 || text.charCodeAt(raw) === 0x09) raw++;
-        const inner = frame.kids?.length === 1 && frame.kidStarts?.[0] === start ? frame.kids[0] : undefined;
-        const node =
-          inner !== undefined && !("empty" in inner && state.result != null)
-            ? inner
-            : build(state.kind, state.result, inner ? NO_KIDS : (frame.kids ?? NO_KIDS), start, raw, at);
-        // js-yaml's core schema reads `0b11` as a number, drops the sign of `-0` and reads `-.5` as a
-        // string: a plain scalar's value must be the one the `yaml` package reads from the same text.
-        if (state.kind === "scalar" && lead !== '"' && lead !== "'" && lead !== "|" && lead !== ">") {
           const source = text.slice(start, state.position).trim();
-          if (source !== "" && !Object.is(resolvePlain(source), state.result)) throw new Unsupported();
+          // js-yaml accepts a scalar's next line with less indentation than YAML allows (`k: "a\` then
+          // `b"` at column 0), which the `yaml` package reports: such scalars go there.
+          if (source.includes("\n")) throw new Unsupported();
+          // js-yaml's core schema reads `0b11` as a number, drops the sign of `-0` and reads `-.5` as a
+          // string: a plain scalar's value must be the one the `yaml` package reads from the same text.
+          if (lead !== '"' && lead !== "'") {
+            if (source !== "" && !Object.is(resolvePlain(source), state.result)) throw new Unsupported();
+            if (tightCommentAbove(text, start)) throw new Unsupported();
+          }
         }
         // A block scalar with an indentation indicator (`|2`): js-yaml and YAML may end it differently.
         if ((lead === "|" || lead === ">") && /^[|>][-+]?[0-9]/.test(text.slice(start, start + 3))) {
@@ -99,6 +88,17 @@ export function parseYamlFast(
         if ((lead === "[" || lead === "{") && text.slice(start, state.position).includes("\n")) {
           throw new Unsupported();
         }
+        // An empty value is placed past the spaces and tabs after its `:` (at the end of the text,
+        // js-yaml's position is before them).
+        let raw = frame.start;
+        while (text.charCodeAt(raw) === 0x20 || text.charCodeAt(raw) === 0x09) raw++;
+        // js-yaml composes a block sequence's item twice, one call inside the other: keep the inner node,
+        // unless the inner call found nothing and the outer one a value (a block scalar item, `- |`).
+        const inner = frame.kids?.length === 1 && frame.kidStarts?.[0] === start ? frame.kids[0] : undefined;
+        const node =
+          inner !== undefined && !("empty" in inner && state.result != null)
+            ? inner
+            : build(state.kind, state.result, inner ? NO_KIDS : (frame.kids ?? NO_KIDS), start, raw, at);
         const parent = stack[stack.length - 1];
         if (parent) {
           if (parent.kids === undefined || parent.kidStarts === undefined) {
