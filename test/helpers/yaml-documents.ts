@@ -11,6 +11,13 @@ import { stringify } from "yaml";
 import { ProblemList } from "../../src/config/errors.js";
 import { type Node, parseYamlFull } from "../../src/config/source.js";
 
+/**
+ * Texts the `yaml` package (the reference) misreads, so that every faster path must decline them: a
+ * plain value below its key with a `#x` comment line, no deeper than the key, between. It reads
+ * "v e" as a key (an error) or "v - e" as the value (silently).
+ */
+export const MISREAD_BY_YAML = ["a:\n#n\n v\ne: 1\n", "- a:\n#n\n   v\n- e\n"];
+
 /** A parse path under test: its tree, or undefined when it declines the text. */
 export type ParsePath = (text: string) => Node[] | undefined;
 
