@@ -49,10 +49,11 @@ export function optionsFor(kind: string): readonly OptionSpec[] {
 let secrets: { configDir: string; dir: string } | undefined;
 
 /**
- * `.tgw/secrets/<name>.token` under `configDir`. `name` is a resource name (layout.ts NAME_PATTERN: no
+ * An API key's default token file: `.tgw/secrets/<name>.token` under `configDir` (relative when
+ * `configDir` is). `name` is a resource name (layout.ts NAME_PATTERN, a Terraform resource name: no
  * separator or dot segment; a name that is not is reported elsewhere), so only the directory is joined.
  */
-function defaultTokenFile(configDir: string, name: string): string {
+export function defaultTokenFile(configDir: string, name: string): string {
   if (secrets?.configDir !== configDir) secrets = { configDir, dir: join(configDir, ".tgw", "secrets") };
   return `${secrets.dir}${sep}${name}.token`;
 }

@@ -7,6 +7,7 @@
 import { access, chmod, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
+import { defaultTokenFile } from "../config/options.js";
 import { processIsAlive } from "../state/lock-info.js";
 import type { Plan } from "./action.js";
 import { returnsToken } from "./plan.js";
@@ -18,7 +19,7 @@ import { TokenWriter } from "./token-writer.js";
  */
 export function configuredTokenFile(resource: DesiredResource): string {
   const name = resource.address.slice(resource.address.indexOf(".") + 1);
-  return resource.options.token_file ?? join(".tgw", "secrets", `${name}.token`);
+  return resource.options.token_file ?? defaultTokenFile(".", name);
 }
 
 /** Absolute path of a configured token file (relative paths are relative to the config directory). */
@@ -190,7 +191,7 @@ async function exists(path: string): Promise<boolean> {
 
 /** The default token file of an address that is no longer in the configuration (a `moved:` `from`). */
 function movedTokenFile(from: string, configDir: string): string {
-  return resolve(configDir, ".tgw", "secrets", `${from.slice(from.indexOf(".") + 1)}.token`);
+  return defaultTokenFile(resolve(configDir), from.slice(from.indexOf(".") + 1));
 }
 
 /**

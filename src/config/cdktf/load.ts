@@ -18,7 +18,7 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { collections, type KindDescriptor } from "../../model/index.js";
 import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
 import type { ResourceOptions } from "../desired.js";
@@ -30,6 +30,7 @@ import { explainId } from "../ids.js";
 import type { FileRead } from "../interpolate.js";
 import { OWNERSHIP_MODES, type OwnershipMode, STACK_PATTERN } from "../layout.js";
 import type { LoadedConfig, LoadOptions } from "../load.js";
+import { defaultTokenFile } from "../options.js";
 import { childPath } from "../paths.js";
 import { RULES } from "../rules/index.js";
 import { checkSchema } from "../schema-check.js";
@@ -370,7 +371,7 @@ function readResource(
   const path = metadataString(body, ["path"]) ?? `${resourceType(kind)}.${name}`;
   const { attributes, options } = readMetaArguments(kind, body, path, stack, ctx.problems);
   if (kind.kind === "api_key" && options.token_file === undefined) {
-    options.token_file = join(stack.projectDir, ".tgw", "secrets", `${name}.token`);
+    options.token_file = defaultTokenFile(stack.projectDir, name);
   }
   const params = new Set(moduleParams(kind).map((p) => p.name));
   const fieldEntries = attributes.filter((e) => !params.has(e.key));
