@@ -1,7 +1,8 @@
 /**
  * Writes API key token files off the main thread, in batches (./tokens.ts `writeTokenFile` decides when).
  *
- * Why a worker thread: each token file is four file system calls (open, write, close, rename). Through
+ * Why a worker thread: each token file is three or four file system calls (open, write, close, and a
+ * rename when it replaces a file). Through
  * `fs/promises` each is a round trip to libuv's thread pool, and with thousands of tokens those hand-offs
  * (locks, wake-ups, promise jobs) cost the main thread, which also runs the API calls, more than the
  * calls themselves. Synchronous calls on the main thread would be cheapest, but a slow disk would then
@@ -9,11 +10,12 @@
  * tokens that arrive within a few milliseconds, or while it writes, are sent to it together, one
  * message per batch.
  *
- * Each file is written exactly as the in-thread path does: `<file>.<pid>.tmp` opened with mode 0600
- * (the umask can only take bits away), the token and a newline written, closed, renamed over the file;
- * a missing directory is made with mode 0700. A write resolves once its rename is done, so the caller's
- * order (token file, then the state record) holds; a killed process leaves at most whole or partial
- * temporary files, which the next run's `recoverTokenFiles` handles as before (same names, same pid).
+ * Each file is written exactly as the in-thread path does (./tokens.ts `writeTokenFile`): a new file
+ * created in place with `O_EXCL` and mode 0600 (the umask can only take bits away), removed if its write
+ * fails; an existing one replaced through `<file>.<pid>.tmp` and a rename; a missing directory made with
+ * mode 0700. A write resolves once the token is in its file, so the caller's order (token file, then
+ * the state record) holds; a killed process leaves what the in-thread path would (an empty new file,
+ * whole or partial temporary files), which the next run handles as before (same names, same pid).
  */
 import { Worker } from "node:worker_threads";
 
@@ -47,20 +49,41 @@ function mkdir(dir) {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   made.add(dir);
 }
-function write(job) {
-  const dir = path.dirname(job.path);
-  if (!made.has(dir)) mkdir(dir);
-  const tmp = job.path + "." + process.pid + ".tmp";
-  let fd;
+function open(file, flags, dir) {
   try {
-    fd = fs.openSync(tmp, "w", 0o600);
+    return fs.openSync(file, flags, 0o600);
   } catch (err) {
     if (err.code !== "ENOENT") throw err;
     mkdir(dir);
-    fd = fs.openSync(tmp, "w", 0o600);
+    return fs.openSync(file, flags, 0o600);
   }
+}
+function write(job) {
+  const dir = path.dirname(job.path);
+  if (!made.has(dir)) mkdir(dir);
+  const text = job.token + "\\n";
+  let fd;
   try {
-    fs.writeSync(fd, job.token + "\\n", null, "utf8");
+    fd = open(job.path, "wx", dir);
+  } catch (err) {
+    if (err.code !== "EEXIST") throw err;
+  }
+  if (fd !== undefined) {
+    try {
+      const bytes = Buffer.byteLength(text);
+      if (fs.writeSync(fd, text, null, "utf8") !== bytes) throw new Error("the token was written in part");
+    } catch (err) {
+      fs.closeSync(fd);
+      fs.rmSync(job.path, { force: true });
+      throw err;
+    }
+    fs.closeSync(fd);
+    return;
+  }
+  const tmp = job.path + "." + process.pid + ".tmp";
+  fd = open(tmp, "w", dir);
+  try {
+    fs.writeSync(fd, text, null, "utf8");
   } finally {
     fs.closeSync(fd);
   }

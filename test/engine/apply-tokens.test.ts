@@ -4,7 +4,7 @@
  * whose open blocks, a FIFO without a reader, stands for a slow disk).
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -22,7 +22,9 @@ it("sends the next create while a token file is still being written (parallelism
   const secrets = join(bench.dir, "slow-disk");
   await mkdir(secrets, { recursive: true });
   const slow = join(secrets, "a.token");
-  // writeTokenFile writes `<file>.<pid>.tmp` first: as a FIFO, its open waits for a reader.
+  // A file is there already, so writeTokenFile replaces it through `<file>.<pid>.tmp`: as a FIFO, its
+  // open waits for a reader.
+  await writeFile(slow, "tgw_old\n", { mode: 0o600 });
   const fifo = `${slow}.${process.pid}.tmp`;
   execFileSync("mkfifo", [fifo]);
   bench.reset();

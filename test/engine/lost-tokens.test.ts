@@ -56,6 +56,23 @@ describe("lost tokens", () => {
     ).toContain("Issue a new key and token with: tgw apply --replace api_keys.ci");
   });
 
+  it("an empty token file of a key adopted through its marker (a kill between its creation and the write) is a lost token", async () => {
+    await run({ mode: "apply" });
+    const id = (await bench.store.read()).resources["api_keys.ops"]?.id;
+    await writeFile(join(secrets(), "ops.token"), "");
+    await bench.loseState();
+    const planned = lost(await run({ mode: "plan" }));
+    expect(planned).toContainEqual({
+      type: "token_lost",
+      address: "api_keys.ops",
+      id,
+      file: ".tgw/secrets/ops.token",
+    });
+    // Whole again: not lost (and the state records the key again for the next test).
+    await writeFile(join(secrets(), "ops.token"), "tgw_ops\n");
+    expect(lost(await run({ mode: "apply" })).map((e) => e.address)).not.toContain("api_keys.ops");
+  });
+
   it("a whole token left in a temporary file by a killed apply is moved into place; a partial one and stale state files are removed", async () => {
     const pid = deadPid();
     await writeFile(join(secrets(), `ci.token.${pid}.tmp`), "tok_whole\n", { mode: 0o600 });

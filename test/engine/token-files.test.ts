@@ -1,19 +1,21 @@
 /**
  * Token files written in this thread (the first `IN_THREAD_TOKEN_FILES` of a process) and by the
  * worker thread (the rest, in batches): the same files, mode 0600, no temporary file left, a missing
- * directory made again, errors with their code, and a slow file on the worker's side does not hold up
- * this thread.
+ * directory made again, an existing file replaced whole, errors with their code and no file left
+ * behind, and a slow file on the worker's side does not hold up this thread.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenWriter } from "../../src/engine/token-writer.js";
-import { IN_THREAD_TOKEN_FILES, writeTokenFile } from "../../src/engine/tokens.js";
+import { IN_THREAD_TOKEN_FILES, writeTokenFile, writeTokenFileInThread } from "../../src/engine/tokens.js";
 
 let dir: string;
+/** A worker of its own (the process's one is reached only past the in-thread files). */
+const worker = new TokenWriter(writeTokenFileInThread);
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "tgw-token-files-"));
 });
@@ -45,6 +47,39 @@ it("the worker makes a removed directory again", async () => {
   expect(await readFile(join(secrets, "b.token"), "utf8")).toBe("tgw_b\n");
 });
 
+describe.each([
+  ["this thread", () => writeTokenFileInThread],
+  ["the worker", () => (path: string, token: string) => worker.write(path, token)],
+])("written by %s", (by, writer) => {
+  const write = (path: string, token: string) => writer()(path, token);
+  const secrets = () => join(dir, "by", by.replace(" ", "-"));
+
+  it("a new token file is created in place, whole, mode 0600: its temporary file is not opened", async () => {
+    await mkdir(secrets(), { recursive: true });
+    // A FIFO as the temporary file: opening it would wait for a reader.
+    execFileSync("mkfifo", [join(secrets(), `new.token.${process.pid}.tmp`)]);
+    await write(join(secrets(), "new.token"), "tgw_new");
+    await rm(join(secrets(), `new.token.${process.pid}.tmp`));
+    expect(await readFile(join(secrets(), "new.token"), "utf8")).toBe("tgw_new\n");
+    expect((await stat(join(secrets(), "new.token"))).mode & 0o777).toBe(0o600);
+  });
+
+  it("an existing token file is replaced whole; a symlink is replaced, not followed", async () => {
+    const target = join(dir, `elsewhere-${by.replace(" ", "-")}.txt`);
+    await writeFile(target, "not a token\n");
+    await mkdir(secrets(), { recursive: true });
+    await writeFile(join(secrets(), "old.token"), "tgw_old\n", { mode: 0o600 });
+    await symlink(target, join(secrets(), "link.token"));
+    await write(join(secrets(), "old.token"), "tgw_rotated");
+    await write(join(secrets(), "link.token"), "tgw_link");
+    expect(await readFile(join(secrets(), "old.token"), "utf8")).toBe("tgw_rotated\n");
+    expect((await lstat(join(secrets(), "link.token"))).isSymbolicLink()).toBe(false);
+    expect(await readFile(join(secrets(), "link.token"), "utf8")).toBe("tgw_link\n");
+    expect(await readFile(target, "utf8")).toBe("not a token\n");
+    expect((await readdir(secrets())).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
 it("a file the worker cannot write rejects with the system's code", async () => {
   const notDir = join(dir, "plain-file");
   await writeFile(notDir, "x");
@@ -57,7 +92,9 @@ it("a token file the worker is stuck on does not stop this thread, nor the write
   const secrets = join(dir, "slow");
   await writeTokenFile(join(secrets, "warm.token"), "tgw_warm");
   const slow = join(secrets, "slow.token");
-  // The worker writes `<file>.<pid>.tmp` first: as a FIFO, its open waits for a reader.
+  // The file is there, so the worker replaces it through `<file>.<pid>.tmp`: as a FIFO, its open
+  // waits for a reader.
+  await writeFile(slow, "tgw_old\n", { mode: 0o600 });
   const fifo = `${slow}.${process.pid}.tmp`;
   execFileSync("mkfifo", [fifo]);
   let done = false;

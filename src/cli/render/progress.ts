@@ -83,7 +83,7 @@ export function lostTokenWarning(
   if (lost.length === 0) return "";
   const lines = lost.map(
     (t) =>
-      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is lost: the key exists, its token file ${t.file} does not, and the API shows a token only once.\n  Issue a new key and token with: tgw apply --replace ${t.address}`,
+      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is lost: the key exists, its token file ${t.file} does not hold it, and the API shows a token only once.\n  Issue a new key and token with: tgw apply --replace ${t.address}`,
   );
   return `${lines.join("\n")}\n`;
 }
