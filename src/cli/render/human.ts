@@ -50,7 +50,10 @@ export function renderPlan(plan: Plan, c: Colors): string {
   const acting = plan.changes.filter((ch) => ch.action !== "no-op");
   if (acting.length > 0) {
     out.push(`tgw will perform the following actions${plan.destroy ? " (destroy)" : ""}:`, "");
-    for (const ch of acting) out.push(...renderChange(ch, c), "");
+    for (const ch of acting) {
+      appendChange(out, ch, c);
+      out.push("");
+    }
   }
   const adopted = plan.changes.filter((ch) => ch.adopted).length;
   if (adopted > 0) {
@@ -118,27 +121,37 @@ function paint(c: Colors, action: string): (s: string) => string {
 
 /** The lines of one change: comment, header and field lines. */
 export function renderChange(ch: Change, c: Colors): string[] {
+  const lines: string[] = [];
+  appendChange(lines, ch, c);
+  return lines;
+}
+
+/** One field's rows: its sign, name and text (continuation lines after the first). */
+type Row = { sign: string; name: string; text: string[] };
+
+/** Appends the lines of `ch` to `lines` (a plan of 10,000 creates: no array per change to copy). */
+function appendChange(lines: string[], ch: Change, c: Colors): void {
   const kind = getKind(ch.kind);
   const p = paint(c, ch.action === "put" && !ch.before ? "create" : ch.action);
   const label = ch.label ? ` [${ch.label}]` : "";
-  const lines = [c.dim(`  # ${ch.address}${label} ${verb(ch)} (${ch.reason})`)];
+  lines.push(c.dim(`  # ${ch.address}${label} ${verb(ch)} (${ch.reason})`));
   const symbol = ch.action === "put" && !ch.before ? SYMBOL.create : SYMBOL[ch.action];
   lines.push(
     `${p(symbol ?? "   ")} ${c.bold(ch.address)} ${c.dim(`(${ch.kind})`)}${ch.id && !kind.module ? ` ${ch.id}` : ""}`,
   );
   const before = ch.before ? maskValues(kind, ch.before) : undefined;
   const after = ch.after ? maskValues(kind, ch.after) : undefined;
-  const rows: { sign: string; name: string; text: string[] }[] = [];
+  const rows: Row[] = [];
 
   if (ch.action === "create" || (ch.action === "put" && !before)) {
-    for (const name of Object.keys(after ?? {}).sort()) rows.push(row("+", name, undefined, after?.[name]));
+    for (const name in after) rows.push(row("+", name, undefined, after[name]));
     if (!kind.module) rows.push({ sign: "+", name: "id", text: [KNOWN_AFTER_APPLY] });
   } else if (ch.action === "update" || ch.action === "put" || ch.action === "replace") {
     for (const name of ch.changedFields) {
       const elements = elementRows(name, before?.[name], after?.[name]);
       if (elements) {
         if (ch.replaceFields?.includes(name)) {
-          const last = elements[elements.length - 1] as (typeof rows)[number];
+          const last = elements[elements.length - 1] as Row;
           last.text[last.text.length - 1] += c.dim(" # forces replacement");
         }
         rows.push(...elements);
@@ -152,20 +165,24 @@ export function renderChange(ch: Change, c: Colors): string[] {
       rows.push({ sign: "~", name: "id", text: [`${JSON.stringify(ch.id)} -> ${KNOWN_AFTER_APPLY}`] });
   } else if (ch.action === "delete") {
     // What goes away, as terraform plan lists it: every attribute of the object (secrets masked).
-    for (const name of Object.keys(before ?? {}).sort()) rows.push(row("+", name, undefined, before?.[name]));
+    for (const name in before) rows.push(row("+", name, undefined, before[name]));
     for (const r of rows) r.sign = "-";
   }
   if (ch.tokenFile)
     rows.push({ sign: "+", name: "token", text: [`${SENSITIVE.slice(0, -1)}, written to ${ch.tokenFile})`] });
 
-  const width = Math.max(0, ...rows.map((r) => r.name.length));
-  for (const r of rows.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const [first = "", ...rest] = r.text;
+  let width = 0;
+  for (const r of rows) if (r.name.length > width) width = r.name.length;
+  rows.sort(byName);
+  for (const r of rows) {
     const color = paint(c, r.sign === "+" ? "create" : r.sign === "-" ? "delete" : "update");
-    lines.push(`      ${color(r.sign)} ${r.name.padEnd(width)} = ${first}`);
-    lines.push(...rest);
+    lines.push(`      ${color(r.sign)} ${r.name.padEnd(width)} = ${r.text[0] ?? ""}`);
+    for (let i = 1; i < r.text.length; i++) lines.push(r.text[i] as string);
   }
-  return lines;
+}
+
+function byName(a: Row, b: Row): number {
+  return a.name < b.name ? -1 : 1;
 }
 
 /** A map key as part of a field name: `labels.env`, or `labels["app.kubernetes.io/name"]`. */
@@ -187,7 +204,7 @@ function elementRows(
   name: string,
   before: unknown,
   after: unknown,
-): { sign: string; name: string; text: string[] }[] | undefined {
+): Row[] | undefined {
   if (canonicalJson(before ?? null) === canonicalJson(after ?? null)) return undefined;
   if (isPlainObject(before) && isPlainObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
@@ -234,7 +251,7 @@ function row(
   before: unknown,
   after: unknown,
   carriesMarker = false,
-): { sign: string; name: string; text: string[] } {
+): Row {
   const pad = "        ";
   if (sign === "+") {
     if (isMultiline(after))

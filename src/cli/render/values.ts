@@ -11,7 +11,7 @@ export const KNOWN_AFTER_APPLY = "(known after apply)";
 
 /** True for a string of more than one line (shown as a block, and diffed line by line). */
 export function isMultiline(value: unknown): value is string {
-  return typeof value === "string" && value.trim().includes("\n");
+  return typeof value === "string" && value.includes("\n") && value.trim().includes("\n");
 }
 
 /**
