@@ -30,7 +30,9 @@ export function buildSteps(changes: readonly Change[]): Step[] {
   const add = (change: Change, op: Step["op"], deps: string[] = []) => {
     const step: Step = { key: `${op}:${change.address}`, op, change, deps };
     steps.push(step);
-    byAddress.set(change.address, [...(byAddress.get(change.address) ?? []), step]);
+    const same = byAddress.get(change.address);
+    if (same) same.push(step);
+    else byAddress.set(change.address, [step]);
     return step;
   };
   for (const c of changes) {
@@ -60,13 +62,15 @@ export function buildSteps(changes: readonly Change[]): Step[] {
         if (producer) step.deps.push(producer.key);
       }
     }
-    step.deps = [...new Set(step.deps)].filter((k) => k !== step.key);
+    if (step.deps.length > 0) step.deps = [...new Set(step.deps)].filter((k) => k !== step.key);
   }
   assertAcyclic(steps);
   return steps;
 }
 
 function assertAcyclic(steps: Step[]): void {
+  // A step without dependencies is on no cycle: most plans (all creates) need no walk at all.
+  if (steps.every((s) => s.deps.length === 0)) return;
   const byKey = new Map(steps.map((s) => [s.key, s]));
   const mark = new Map<string, 1 | 2>();
   const visit = (s: Step, path: string[]) => {

@@ -30,9 +30,24 @@ export function tokenFilePath(configured: string, configDir: string): string {
 /** A token file as plans show it: relative to the config directory when inside it. */
 export function shownTokenFile(configured: string, configDir: string): string {
   if (!isAbsolute(configured)) return configured;
-  const rel = relative(configDir, configured);
-  return rel.startsWith("..") || isAbsolute(rel) ? configured : rel;
+  // One path.relative per directory, not per key: keys share their secrets directory.
+  const dir = dirname(configured);
+  const key = `${configDir}\0${dir}`;
+  let shownDir = shownDirs.get(key);
+  if (shownDir === undefined) {
+    const rel = relative(configDir, dir);
+    shownDir = rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
+    shownDirs.set(key, shownDir);
+  }
+  return shownDir === dir
+    ? configured
+    : shownDir === ""
+      ? basename(configured)
+      : join(shownDir, basename(configured));
 }
+
+/** `shownTokenFile`'s directories, by config directory and token directory. */
+const shownDirs = new Map<string, string>();
 
 /**
  * Writes `token` (and a newline) to `path` with mode 0600 (less if the umask says so), creating missing

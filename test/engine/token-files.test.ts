@@ -2,7 +2,7 @@
  * Token files written in this thread (the first `IN_THREAD_TOKEN_FILES` of a process) and by the
  * worker thread (the rest, in batches): the same files, mode 0600, no temporary file left, a missing
  * directory made again, an existing file replaced whole, errors with their code and no file left
- * behind, and a slow file on the worker's side does not hold up this thread.
+ * behind, and a slow file on the worker's side does not hold up this thread; how plans show a token file.
  */
 import { execFileSync } from "node:child_process";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenWriter } from "../../src/engine/token-writer.js";
-import { IN_THREAD_TOKEN_FILES, writeTokenFile, writeTokenFileInThread } from "../../src/engine/tokens.js";
+import {
+  IN_THREAD_TOKEN_FILES,
+  shownTokenFile,
+  writeTokenFile,
+  writeTokenFileInThread,
+} from "../../src/engine/tokens.js";
 
 let dir: string;
 /** A worker of its own (the process's one is reached only past the in-thread files). */
@@ -125,4 +130,21 @@ it("when the worker dies, the files it was given are written in this thread", as
   // Later writes go straight to this thread.
   await writer.write(join(secrets, "d.token"), "tgw_d");
   expect(here).toContain(join(secrets, "d.token"));
+});
+
+it("plans show a token file relative to the config directory when it is inside, else as configured", () => {
+  const config = join(tmpdir(), "project");
+  const cases: [string, string][] = [
+    [join(config, ".tgw", "secrets", "ci.token"), join(".tgw", "secrets", "ci.token")],
+    [join(config, ".tgw", "secrets", "ops.token"), join(".tgw", "secrets", "ops.token")],
+    [join(config, "ci.token"), "ci.token"],
+    [join(config, "..", "project", "keys", "a.token"), join("keys", "a.token")],
+    [join(tmpdir(), "elsewhere", "ci.token"), join(tmpdir(), "elsewhere", "ci.token")],
+    [join(tmpdir(), "project-b", "ci.token"), join(tmpdir(), "project-b", "ci.token")],
+    ["relative/ci.token", "relative/ci.token"],
+  ];
+  // Twice: the second round reads the directories the first one worked out.
+  for (let round = 0; round < 2; round++) {
+    for (const [configured, shown] of cases) expect(shownTokenFile(configured, config)).toBe(shown);
+  }
 });

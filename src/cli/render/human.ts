@@ -200,11 +200,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * elements added and removed. Undefined when the value is not a map or list on both sides, or when only
  * the order of a list changed (the whole value is shown then).
  */
-function elementRows(
-  name: string,
-  before: unknown,
-  after: unknown,
-): Row[] | undefined {
+function elementRows(name: string, before: unknown, after: unknown): Row[] | undefined {
   if (canonicalJson(before ?? null) === canonicalJson(after ?? null)) return undefined;
   if (isPlainObject(before) && isPlainObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
@@ -245,13 +241,7 @@ function elementRows(
 }
 
 /** One field line (plus continuation lines for blocks), values already masked. */
-function row(
-  sign: "+" | "~",
-  name: string,
-  before: unknown,
-  after: unknown,
-  carriesMarker = false,
-): Row {
+function row(sign: "+" | "~", name: string, before: unknown, after: unknown, carriesMarker = false): Row {
   const pad = "        ";
   if (sign === "+") {
     if (isMultiline(after))
