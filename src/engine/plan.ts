@@ -198,21 +198,21 @@ function planMatch(
   if (m.resource.label) base.label = m.resource.label;
   if (!m.live) {
     const drift = m.record !== undefined && m.takenBy === undefined;
-    return {
-      ...base,
-      action: kind.module ? "put" : "create",
-      ...(kind.module ? { id: m.id } : {}),
-      after,
-      changedFields: Object.keys(after).sort(),
-      reason: m.takenBy
-        ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
-        : drift
-          ? "deleted outside tgw (drift)"
-          : kind.module
-            ? "the module is not set"
-            : "not in live state",
-      ...(drift ? { drift } : {}),
-    };
+    // Completed in place, like `decided` below: a spread of `base` per create cost more than the rest.
+    const change = base as Change;
+    change.action = kind.module ? "put" : "create";
+    if (kind.module) change.id = m.id as string;
+    change.after = after;
+    change.changedFields = Object.keys(after).sort();
+    change.reason = m.takenBy
+      ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
+      : drift
+        ? "deleted outside tgw (drift)"
+        : kind.module
+          ? "the module is not set"
+          : "not in live state";
+    if (drift) change.drift = drift;
+    return change;
   }
   const before = liveValues(kind, m.live.raw, m.record?.writeOnly);
   let changed = diffValues(kind, after, before);
