@@ -229,17 +229,17 @@ export class ApiClient implements Api {
 
   /** POST `body` to `path` (a create: never retried except on 429). Errors as `request`. */
   post<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
-    return this.request<T>("POST", path, { ...options, body });
+    return this.request<T>("POST", path, options ? { ...options, body } : { body });
   }
 
   /** PUT `body` at `path` (modules). Errors as `request`. */
   put<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
-    return this.request<T>("PUT", path, { ...options, body });
+    return this.request<T>("PUT", path, options ? { ...options, body } : { body });
   }
 
   /** PATCH `path` with `body`. Errors as `request`. */
   patch<T = unknown>(path: string, body: unknown, options?: Omit<RequestOptions, "body">): Promise<T> {
-    return this.request<T>("PATCH", path, { ...options, body });
+    return this.request<T>("PATCH", path, options ? { ...options, body } : { body });
   }
 
   /** DELETE `path`. Errors as `request` (a 404 is an `ApiError`; the caller decides if that is fine). */
@@ -329,13 +329,15 @@ export class ApiClient implements Api {
       } finally {
         release?.();
       }
+      // One event per attempt, completed below by assignment (a spread per call costs more than the
+      // rest of the event); `status` is set on every path.
       const event = {
         method,
         path: shown,
         attempt,
         durationMs: performance.now() - started,
-        ...(waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS ? { rateLimitWaitMs: Math.round(waitedMs) } : {}),
-      };
+      } as ResponseEvent;
+      if (waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS) event.rateLimitWaitMs = Math.round(waitedMs);
       const mayRetry = attempt <= this.#retry.retries;
 
       if ("failure" in result) {
@@ -347,8 +349,12 @@ export class ApiClient implements Api {
           (this.#retryUnreachable || failure.maybeSent)
             ? backoffDelay(attempt, this.#retry)
             : undefined;
-        if (result.sent !== false)
-          this.#emit({ ...event, status: undefined, failure: failure.reason, retryInMs });
+        if (result.sent !== false) {
+          event.status = undefined;
+          event.failure = failure.reason;
+          event.retryInMs = retryInMs;
+          this.#emit(event);
+        }
         if (retryInMs === undefined) {
           throw new NetworkError({
             method,
@@ -367,7 +373,8 @@ export class ApiClient implements Api {
 
       const { status, rawHeaders, text } = result;
       if (status >= 200 && status < 300) {
-        this.#emit({ ...event, status });
+        event.status = status;
+        this.#emit(event);
         return { status, value: parseSuccess(method, path, status, text) };
       }
       let retryInMs: number | undefined;
@@ -376,7 +383,9 @@ export class ApiClient implements Api {
         if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
         else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
       }
-      this.#emit({ ...event, status, retryInMs });
+      event.status = status;
+      event.retryInMs = retryInMs;
+      this.#emit(event);
       if (retryInMs === undefined) {
         throw apiErrorFromResponse({
           method,

@@ -103,13 +103,15 @@ export function reportAt(
 
 /** The desired-state resource of a loaded entry. */
 export function toDesired(entry: Entry): DesiredResource {
-  return {
+  // By assignment, in this property order: a conditional spread per resource is a slow copy.
+  const resource = {
     address: entry.address,
     kind: entry.kind.kind,
     fields: entry.fields,
     options: entry.options,
-    ...(entry.pathParams ? { pathParams: entry.pathParams } : {}),
-    dependsOn: entry.refs.length === 0 ? [] : [...new Set(entry.refs.map((r) => r.target))].sort(),
-    source: entry.keyPos,
-  };
+  } as DesiredResource;
+  if (entry.pathParams) resource.pathParams = entry.pathParams;
+  resource.dependsOn = entry.refs.length === 0 ? [] : [...new Set(entry.refs.map((r) => r.target))].sort();
+  resource.source = entry.keyPos;
+  return resource;
 }

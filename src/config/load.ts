@@ -123,29 +123,29 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       r.address,
       ctx,
     );
-    // Written out rather than spread (`{...r, ...interpolated}`): object spread is a slow copy, once
-    // per entry; the properties and their order are the same.
-    const entry: Entry & { name: string } = {
+    // Written out rather than spread (`{...r, ...interpolated}`, or a conditional spread): object
+    // spread is a slow copy, once per entry; the properties and their order are the same.
+    const entry = {
       address: r.address,
       kind: r.kind,
       name: r.name,
       keyPos: r.keyPos,
       body: r.body,
-      ...(r.pathParams === undefined ? {} : { pathParams: r.pathParams }),
-      fields,
-      index,
-      refs,
-      fromFile,
-      fromEnv,
-      options: readOptions(optionEntries, {
-        kind: r.kind.kind,
-        name: r.name,
-        path: r.address,
-        configDir,
-        dirOf: ctx.dirOf,
-        problems,
-      }),
-    };
+    } as Entry & { name: string };
+    if (r.pathParams !== undefined) entry.pathParams = r.pathParams;
+    entry.fields = fields;
+    entry.index = index;
+    entry.refs = refs;
+    entry.fromFile = fromFile;
+    entry.fromEnv = fromEnv;
+    entry.options = readOptions(optionEntries, {
+      kind: r.kind.kind,
+      name: r.name,
+      path: r.address,
+      configDir,
+      dirOf: ctx.dirOf,
+      problems,
+    });
     entries.push(entry);
     byAddress.set(entry.address, entry);
   }

@@ -55,13 +55,13 @@ export class ApplyProgress {
     );
     if (!this.#stepsOf.get(step.change)?.every((s) => this.#results.get(s.key)?.status === "done")) return;
     const id = this.#changeId(step.change);
-    this.#emit({
-      type: "change_applied",
-      address: step.change.address,
-      action: step.change.action,
-      ...(id ? { id } : {}),
-      durationMs: t1 - (this.#changeStart.get(step.change) ?? t1),
-    });
+    const changeMs = t1 - (this.#changeStart.get(step.change) ?? t1);
+    // Two literals rather than a conditional spread: one per change of an apply of thousands.
+    this.#emit(
+      id
+        ? { type: "change_applied", address, action, id, durationMs: changeMs }
+        : { type: "change_applied", address, action, durationMs: changeMs },
+    );
   }
 
   /**
@@ -82,12 +82,10 @@ export class ApplyProgress {
             ? "partial"
             : "not-started";
       const id = this.#changeId(c, results);
-      outcomes.push({
-        change: c,
-        status,
-        ...(id ? { id } : {}),
-        ...(failed?.status === "failed" ? { error: failed.error } : {}),
-      });
+      const outcome: ChangeOutcome = { change: c, status };
+      if (id) outcome.id = id;
+      if (failed?.status === "failed") outcome.error = failed.error;
+      outcomes.push(outcome);
     }
     return outcomes;
   }

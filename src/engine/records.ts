@@ -18,21 +18,24 @@ export function buildRecord(
   fields: Record<string, unknown>,
   appliedAt: Date,
 ): StateRecord {
-  const writeOnly: Record<string, string> = {};
-  for (const f of kind.fields) {
-    const v = fields[f.name];
-    if (f.writeOnly && typeof v === "string") writeOnly[f.name] = sha256(v);
-  }
-  const deps = [...new Set(resource.dependsOn)].sort();
-  return {
+  // Built by assignment in the record's field order: spreads per record cost more than its fingerprint.
+  const record = {
     address: resource.address,
     kind: kind.kind,
     id,
     fingerprint: valuesFingerprint(kind, desiredValues(kind, fields)),
-    ...(Object.keys(writeOnly).length > 0 ? { writeOnly } : {}),
-    ...(deps.length > 0 ? { dependsOn: deps } : {}),
-    appliedAt: appliedAt.toISOString(),
-  };
+  } as StateRecord;
+  let writeOnly: Record<string, string> | undefined;
+  for (const f of kind.fields) {
+    const v = fields[f.name];
+    if (!f.writeOnly || typeof v !== "string") continue;
+    writeOnly ??= {};
+    writeOnly[f.name] = sha256(v);
+  }
+  if (writeOnly) record.writeOnly = writeOnly;
+  if (resource.dependsOn.length > 0) record.dependsOn = [...new Set(resource.dependsOn)].sort();
+  record.appliedAt = appliedAt.toISOString();
+  return record;
 }
 
 /** The record keeping the old object of a replace (created first) until it is deleted. */
