@@ -29,7 +29,7 @@ import { buildRecord, deposedRecord } from "./records.js";
 import { resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
-import { tokenFilePath, writeTokenFile } from "./tokens.js";
+import { configuredTokenFile, tokenFilePath, writeTokenFile } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
 export interface IssuedToken {
@@ -129,7 +129,7 @@ async function createObject(
   const created = outcome.created;
   const id = String(created.id);
   if (c.tokenFile) callsDone();
-  const tokenError = await keepToken(ctx, c, id, created.token);
+  const tokenError = await keepToken(ctx, c, resource, id, created.token);
   await recordResult(ctx, kind, resource, id, fields);
   ctx.ids.set(c.address, id);
   if (tokenError !== undefined) {
@@ -181,9 +181,16 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
 }
 
 /** Writes an API key's token to its file; returns the error if that failed (the key exists anyway). */
-async function keepToken(ctx: ApplyContext, c: Change, id: string, token: unknown): Promise<unknown> {
+async function keepToken(
+  ctx: ApplyContext,
+  c: Change,
+  resource: DesiredResource,
+  id: string,
+  token: unknown,
+): Promise<unknown> {
   if (!c.tokenFile || typeof token !== "string") return undefined;
-  const file = tokenFilePath(c.tokenFile, ctx.desired.configDir);
+  // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
+  const file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
   try {
     await writeTokenFile(file, token);
   } catch (err) {

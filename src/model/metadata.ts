@@ -66,11 +66,10 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
   if (!marker) return user === undefined ? "" : typeof user === "string" ? user : canonicalJson(user);
   const base =
     user === undefined || user === "" ? {} : (userMetadataObject(user) ?? { value: user as string });
-  const lineage = marker.lineage === undefined ? {} : { lineage: marker.lineage };
-  return canonicalJson({
-    ...base,
-    [MARKER_KEY]: { address: marker.address, ...lineage, stack: marker.stack },
-  });
+  // canonicalJson sorts keys: the marker object is built without a spread (once per resource).
+  const written: Record<string, string> = { address: marker.address, stack: marker.stack };
+  if (marker.lineage !== undefined) written.lineage = marker.lineage;
+  return canonicalJson({ ...base, [MARKER_KEY]: written });
 }
 
 /**
@@ -104,8 +103,9 @@ export function markerIn(obj: Record<string, unknown>): OwnershipMarker | undefi
   if (!m || typeof m !== "object" || typeof m.stack !== "string" || typeof m.address !== "string") {
     return undefined;
   }
-  const lineage = typeof m.lineage === "string" ? { lineage: m.lineage } : {};
-  return { stack: m.stack, address: m.address, ...lineage };
+  const marker: OwnershipMarker = { stack: m.stack, address: m.address };
+  if (typeof m.lineage === "string") marker.lineage = m.lineage;
+  return marker;
 }
 
 /** A copy of a metadata object without the marker key. */
