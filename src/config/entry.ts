@@ -50,9 +50,9 @@ export interface Entry {
   /** JSON pointer (relative to `fields`, "" for the entry) to where it was written. */
   index: PositionIndex;
   /** JSON pointers of values read from a `${file:}`, with the display path of the file. */
-  fromFile: Map<string, string>;
+  fromFile: ReadonlyMap<string, string>;
   /** JSON pointers of values that contain text from `${env:}` (never quoted in messages). */
-  fromEnv: Set<string>;
+  fromEnv: ReadonlySet<string>;
 }
 
 /** JSON pointer of `key` inside `parent` (RFC 6901 escaping, as Ajv's `instancePath`). */

@@ -17,7 +17,14 @@ import { isAbsolute, resolve } from "node:path";
 import type { KindDescriptor } from "../../model/index.js";
 import type { RefValue } from "../desired.js";
 import type { ProblemList } from "../errors.js";
-import { convertFields, type FileRead, type Interpolated, readText } from "../interpolate.js";
+import {
+  convertFields,
+  type FileRead,
+  type Interpolated,
+  noteFromEnv,
+  noteFromFile,
+  readText,
+} from "../interpolate.js";
 import type { Node, Position } from "../source.js";
 import { withArticle } from "../words.js";
 import { type Expression, mayHoldExpression, parseTemplate } from "./expressions.js";
@@ -95,7 +102,7 @@ export function convertAttributes(
       if (whole?.kind === "var") {
         const value = variableValue(whole, node.pos, path, ctx);
         if (value.sensitive) {
-          out.fromEnv.add(pointer);
+          noteFromEnv(out, pointer);
           if (!secret(pointer)) {
             report(
               `${whole.text} is a sensitive variable, which may only set a secret field (${secretFields(kind)}), as tgw masks those everywhere`,
@@ -136,7 +143,7 @@ function evaluateInString(expr: Expression, at: InString): string {
     case "var": {
       const value = variableValue(expr, pos, path, ctx);
       if (value.sensitive) {
-        at.out.fromEnv.add(at.pointer);
+        noteFromEnv(at.out, at.pointer);
         if (!at.secret(at.pointer)) {
           report(
             `${expr.text} is a sensitive variable, which may only set a secret field (${secretFields(at.kind)}), as tgw masks those everywhere`,
@@ -157,7 +164,7 @@ function evaluateInString(expr: Expression, at: InString): string {
         report(`cannot read ${shown(expr.text)}: ${read.error} (${ctx.display(abs)})`);
         return "";
       }
-      at.out.fromFile.set(at.pointer, ctx.display(abs));
+      noteFromFile(at.out, at.pointer, ctx.display(abs));
       return read.text;
     }
     case "refused":
