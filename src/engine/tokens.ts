@@ -152,34 +152,36 @@ export interface LostToken {
  */
 export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
   const saved: string[] = [];
-  // Each directory is listed once, for its temporary files only (keys share one secrets directory).
-  const listings = new Map<string, Promise<string[]>>();
-  const tmpFiles = (dir: string) => {
-    let names = listings.get(dir);
-    if (!names) {
-      names = readdir(dir).then(
-        (all) => all.filter((n) => n.endsWith(".tmp")),
-        () => [],
-      );
-      listings.set(dir, names);
-    }
-    return names;
-  };
+  // The token files by directory, each directory listed once for its temporary files (keys share
+  // one secrets directory, which usually has none: then no key of it is looked at again).
+  const byDir = new Map<string, { address: string; file: string }[]>();
   for (const r of desired.resources) {
     if (!returnsToken(r.kind)) continue;
     const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    const names = await tmpFiles(dirname(file));
-    const prefix = `${basename(file)}.`;
-    for (const name of names) {
-      const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
-      if (!name.startsWith(prefix) || !m || processIsAlive(Number(m[1]))) continue;
-      const tmp = join(dirname(file), name);
-      const whole = WHOLE_TOKEN.test(await readFile(tmp, "utf8").catch(() => ""));
-      if (whole && !(await exists(file))) {
-        await chmod(tmp, 0o600);
-        await rename(tmp, file);
-        saved.push(r.address);
-      } else await rm(tmp, { force: true });
+    const dir = dirname(file);
+    const keys = byDir.get(dir);
+    if (keys) keys.push({ address: r.address, file });
+    else byDir.set(dir, [{ address: r.address, file }]);
+  }
+  for (const [dir, keys] of byDir) {
+    const names = await readdir(dir).then(
+      (all) => all.filter((n) => n.endsWith(".tmp")),
+      () => [],
+    );
+    if (names.length === 0) continue;
+    for (const { address, file } of keys) {
+      const prefix = `${basename(file)}.`;
+      for (const name of names) {
+        const m = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
+        if (!name.startsWith(prefix) || !m || processIsAlive(Number(m[1]))) continue;
+        const tmp = join(dir, name);
+        const whole = WHOLE_TOKEN.test(await readFile(tmp, "utf8").catch(() => ""));
+        if (whole && !(await exists(file))) {
+          await chmod(tmp, 0o600);
+          await rename(tmp, file);
+          saved.push(address);
+        } else await rm(tmp, { force: true });
+      }
     }
   }
   return saved;
