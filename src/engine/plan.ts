@@ -33,6 +33,7 @@ import {
   matchOwnership,
 } from "./ownership.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
+import { sortStrings } from "./small-sort.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
@@ -203,7 +204,7 @@ function planMatch(
     change.action = kind.module ? "put" : "create";
     if (kind.module) change.id = m.id as string;
     change.after = after;
-    change.changedFields = Object.keys(after).sort();
+    change.changedFields = sortStrings(Object.keys(after));
     change.reason = m.takenBy
       ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
       : drift

@@ -37,12 +37,13 @@ function resolveValue(value: unknown, idOf: IdLookup): unknown {
 
 /** The references still unresolved in `fields` (addresses), sorted and distinct. */
 export function unresolvedRefs(fields: Record<string, unknown>): string[] {
-  const found = new Set<string>();
-  for (const v of Object.values(fields)) collectRefs(v, found);
-  return found.size === 0 ? [] : [...found].sort(); // most resources: none
+  let found: Set<string> | undefined; // most resources: none, and no Set
+  for (const v of Object.values(fields)) found = collectRefs(v, found);
+  return found === undefined ? [] : [...found].sort();
 }
 
-function collectRefs(v: unknown, found: Set<string>): void {
-  if (isRef(v)) found.add((v as RefValue).$ref);
-  else if (Array.isArray(v)) for (const x of v) collectRefs(x, found);
+function collectRefs(v: unknown, found: Set<string> | undefined): Set<string> | undefined {
+  if (isRef(v)) return (found ?? new Set()).add((v as RefValue).$ref);
+  if (Array.isArray(v)) for (const x of v) found = collectRefs(x, found);
+  return found;
 }

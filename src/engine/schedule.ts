@@ -68,7 +68,8 @@ class StepRun {
     const keys = new Set(this.steps.map((s) => s.key));
     for (const step of this.steps) {
       const wait = { pending: 0, blocked: false };
-      for (const d of new Set(step.deps)) {
+      // buildSteps gives each dependency once; a Set only for steps made elsewhere with repeats.
+      for (const d of step.deps.length > 1 ? new Set(step.deps) : step.deps) {
         if (!keys.has(d)) wait.blocked = true;
         else {
           wait.pending++;
