@@ -9,7 +9,7 @@
  *
  * and a closing summary. Lines name addresses, ids and paths only: never a field value.
  */
-import { isAbsolute, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { Colors } from "picocolors/types.js";
 import type { ApplyResult } from "../../engine/apply.js";
 import { describeError } from "../../engine/errors.js";
@@ -25,9 +25,21 @@ const ED: Record<StepOp, string> = { create: "created", update: "updated", put: 
 
 /** A path relative to the working directory when inside it. */
 function shownPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+  // One path.relative per directory (an apply writes thousands of token files into one).
+  const dir = dirname(path);
+  const key = `${process.cwd()}\0${dir}`;
+  let shownDir = shownDirs.get(key);
+  if (shownDir === undefined) {
+    const rel = relative(process.cwd(), dir);
+    shownDir = rel.startsWith("..") || isAbsolute(rel) ? null : rel;
+    shownDirs.set(key, shownDir);
+  }
+  if (shownDir === null) return path;
+  return shownDir === "" ? basename(path) : join(shownDir, basename(path));
 }
+
+/** `shownPath`'s directories relative to the working directory (null: outside it), by both. */
+const shownDirs = new Map<string, string | null>();
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
