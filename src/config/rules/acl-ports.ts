@@ -12,7 +12,8 @@ export const aclPorts: Rule = {
   check({ entries, problems }) {
     for (const entry of entries) {
       const acl = entry.fields.acl;
-      if (!entry.kind.fields.some((f) => f.name === "acl") || !Array.isArray(acl)) continue;
+      // The value first: most entries have no acl, and the kind's fields need not be searched.
+      if (!Array.isArray(acl) || !entry.kind.fields.some((f) => f.name === "acl")) continue;
       acl.forEach((rule, i) => {
         if (typeof rule !== "string") return;
         const port = HOST_PORT.exec(rule)?.[1];

@@ -34,6 +34,7 @@ export const referenceCycles: Rule = {
       stack.pop();
       state.set(entry.address, "done");
     };
-    for (const entry of entries) if (!state.has(entry.address)) visit(entry);
+    // Every resource on a cycle holds a ref: the walk starts only from those (most hold none).
+    for (const entry of entries) if (entry.refs.length > 0 && !state.has(entry.address)) visit(entry);
   },
 };
