@@ -27,15 +27,18 @@ export function tokenFilePath(configured: string, configDir: string): string {
   return isAbsolute(configured) ? configured : resolve(configDir, configured);
 }
 
-/** A token file as plans show it: relative to the config directory when inside it. */
-export function shownTokenFile(configured: string, configDir: string): string {
+/**
+ * A token file as plans show it (`base`: the config directory) and apply's progress lines (the working
+ * directory): relative to `base` when inside it, else as given.
+ */
+export function shownTokenFile(configured: string, base: string): string {
   if (!isAbsolute(configured)) return configured;
   // One path.relative per directory, not per key: keys share their secrets directory.
   const dir = dirname(configured);
-  const key = `${configDir}\0${dir}`;
+  const key = `${base}\0${dir}`;
   let shownDir = shownDirs.get(key);
   if (shownDir === undefined) {
-    const rel = relative(configDir, dir);
+    const rel = relative(base, dir);
     shownDir = rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
     shownDirs.set(key, shownDir);
   }
@@ -46,7 +49,7 @@ export function shownTokenFile(configured: string, configDir: string): string {
       : join(shownDir, basename(configured));
 }
 
-/** `shownTokenFile`'s directories, by config directory and token directory. */
+/** `shownTokenFile`'s directories, by base directory and token directory. */
 const shownDirs = new Map<string, string>();
 
 /**

@@ -9,11 +9,11 @@
  *
  * and a closing summary. Lines name addresses, ids and paths only: never a field value.
  */
-import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { Colors } from "picocolors/types.js";
 import type { ApplyResult } from "../../engine/apply.js";
 import { describeError } from "../../engine/errors.js";
 import type { EngineEvent, StepOp } from "../../engine/events.js";
+import { shownTokenFile } from "../../engine/tokens.js";
 
 const ING: Record<StepOp, string> = {
   create: "creating",
@@ -22,24 +22,6 @@ const ING: Record<StepOp, string> = {
   delete: "deleting",
 };
 const ED: Record<StepOp, string> = { create: "created", update: "updated", put: "set", delete: "deleted" };
-
-/** A path relative to the working directory when inside it. */
-function shownPath(path: string): string {
-  // One path.relative per directory (an apply writes thousands of token files into one).
-  const dir = dirname(path);
-  const key = `${process.cwd()}\0${dir}`;
-  let shownDir = shownDirs.get(key);
-  if (shownDir === undefined) {
-    const rel = relative(process.cwd(), dir);
-    shownDir = rel.startsWith("..") || isAbsolute(rel) ? null : rel;
-    shownDirs.set(key, shownDir);
-  }
-  if (shownDir === null) return path;
-  return shownDir === "" ? basename(path) : join(shownDir, basename(path));
-}
-
-/** `shownPath`'s directories relative to the working directory (null: outside it), by both. */
-const shownDirs = new Map<string, string | null>();
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -67,7 +49,7 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":
-      return `${event.address}: token written to ${shownPath(event.path)} (mode 0600)`;
+      return `${event.address}: token written to ${shownTokenFile(event.path, process.cwd())} (mode 0600)`;
     default:
       return undefined;
   }
