@@ -27,7 +27,7 @@ import {
 } from "./options.js";
 import { color, colorErr, LineOutput, warn } from "./output.js";
 import { readPlanFile } from "./plan-file.js";
-import { partialWarning, renderPlan } from "./render/human.js";
+import { partialWarning, writePlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
 import { applySummary, lostTokenWarning, progressLine } from "./render/progress.js";
 import { type TakeoverFlags, takeoverOptions, withTakeover } from "./takeover.js";
@@ -144,7 +144,7 @@ export async function runApply(
     if (e.type === "token_lost") lost.set(e.address, e);
     if (e.type === "planned") {
       planned = e.plan;
-      if (!opts.json && !saved) out.write(renderPlan(e.plan, c));
+      if (!opts.json && !saved) writePlan(e.plan, c, (chunk) => out.write(chunk));
     } else if (e.type === "step_started") started = true;
     else if (e.type === "warning") warn(e.message);
     const line = progressLine(e, c);

@@ -4,7 +4,7 @@
  */
 import { createColors } from "picocolors";
 import { describe, expect, it } from "vitest";
-import { renderPlan } from "../../src/cli/render/human.js";
+import { renderPlan, writePlan } from "../../src/cli/render/human.js";
 import { planToJson } from "../../src/cli/render/json.js";
 import { makePlan } from "../../src/engine/plan.js";
 import { desired, live, marked, pathOf, recordOf, res, state } from "../engine/builders.js";
@@ -196,6 +196,31 @@ Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.
     });
     expect(renderPlan(same, plain)).toBe(
       "1 object was recovered from ownership markers; apply records it in the state.\n\nNo changes. Live state matches the configuration.\n",
+    );
+  });
+
+  it("hands a large plan over in chunks of whole lines, the same text as one piece", () => {
+    // 1,000 creates of 6 lines each: more than one chunk (src/cli/render/human.ts CHUNK_LINES).
+    const name = (i: number) => `k${String(i).padStart(4, "0")}`;
+    const rs = Array.from({ length: 1000 }, (_, i) =>
+      res(`api_keys.${name(i)}`, { description: `key ${i}` }),
+    );
+    const plan = makePlan({ desired: desired(rs), live: live([]), state: state() });
+    const chunks: string[] = [];
+    writePlan(plan, plain, (chunk) => chunks.push(chunk));
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) expect(chunk.endsWith("\n")).toBe(true);
+    const changes = rs.map(
+      (r, i) => `  # ${r.address} will be created (not in live state)
+  + ${r.address} (api_key)
+      + description = "key ${i}"
+      + id          = (known after apply)
+      + metadata    = ""
+      + token       = (sensitive, written to .tgw/secrets/${name(i)}.token)
+`,
+    );
+    expect(chunks.join("")).toBe(
+      `tgw will perform the following actions:\n\n${changes.join("\n")}\nPlan: 1000 to create, 0 to update, 0 to replace, 0 to delete.\n`,
     );
   });
 });

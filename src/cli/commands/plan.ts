@@ -26,7 +26,7 @@ import {
 } from "../options.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
 import { savedStateLocation, writePlanFile } from "../plan-file.js";
-import { renderPlan } from "../render/human.js";
+import { writePlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { renderPlanMarkdown } from "../render/markdown.js";
 import { lostTokenWarning, progressLine } from "../render/progress.js";
@@ -94,13 +94,11 @@ async function runPlan(opts: PlanOptions): Promise<number> {
   let planned: Plan | undefined;
   const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
-    process.stdout.write(
-      format === "json"
-        ? `${JSON.stringify(planToJson(plan), null, 2)}\n`
-        : format === "markdown"
-          ? renderPlanMarkdown(plan)
-          : renderPlan(plan, color),
-    );
+    if (format === "human") writePlan(plan, color, (chunk) => process.stdout.write(chunk));
+    else
+      process.stdout.write(
+        format === "json" ? `${JSON.stringify(planToJson(plan), null, 2)}\n` : renderPlanMarkdown(plan),
+      );
   };
   try {
     const safety = { ...safetyOptions(opts), ...takeoverOptions(opts, opts.detailedExitcode) };
