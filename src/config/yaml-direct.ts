@@ -13,8 +13,77 @@
  * Values follow the YAML 1.2 core schema as the `yaml` package reads it; positions are the ones the
  * `yaml` package gives (an empty value is placed where its text would start). A differential property
  * test (test/config/yaml-direct.test.ts) checks that both give the same tree, positions included.
+ *
+ * A node or key keeps its line and column as numbers, and its `pos` / `keyPos` object is made when
+ * read: only a problem, a rule or a resource's source location reads one, so most are never made
+ * (a 10,000-resource file has about 80,000 positions; each was an object of its own, a tenth of the
+ * load's time with the garbage collections they caused: issue 13).
  */
-import type { MapEntry, Node, Position, ScalarNode } from "./source.js";
+import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./source.js";
+
+/** Where a node of the direct path was written; `pos` is made on each read. */
+abstract class Placed {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly col: number,
+  ) {}
+
+  get pos(): Position {
+    return { file: this.file, line: this.line, col: this.col };
+  }
+}
+
+class DirectScalar extends Placed implements ScalarNode {
+  readonly type = "scalar";
+  constructor(
+    readonly value: string | number | boolean | null,
+    file: string,
+    line: number,
+    col: number,
+  ) {
+    super(file, line, col);
+  }
+}
+
+class DirectMap extends Placed implements MapNode {
+  readonly type = "map";
+  constructor(
+    readonly entries: MapEntry[],
+    file: string,
+    line: number,
+    col: number,
+  ) {
+    super(file, line, col);
+  }
+}
+
+class DirectSeq extends Placed implements SeqNode {
+  readonly type = "seq";
+  constructor(
+    readonly items: Node[],
+    file: string,
+    line: number,
+    col: number,
+  ) {
+    super(file, line, col);
+  }
+}
+
+/** A mapping entry whose `keyPos` is made on each read, like a node's `pos`. */
+class DirectEntry implements MapEntry {
+  constructor(
+    readonly key: string,
+    readonly value: Node,
+    readonly file: string,
+    readonly line: number,
+    readonly col: number,
+  ) {}
+
+  get keyPos(): Position {
+    return { file: this.file, line: this.line, col: this.col };
+  }
+}
 
 /** Thrown when the text leaves the subset; caught by parseYamlDirect. */
 class Decline extends Error {}
@@ -107,8 +176,9 @@ class DirectParser {
     return [root];
   }
 
-  private at(offset: number): Position {
-    return { file: this.file, line: this.line, col: offset - this.lineStart + 1 };
+  /** The 1-based column of `offset`, on the current line. */
+  private col(offset: number): number {
+    return offset - this.lineStart + 1;
   }
 
   private counted(depth: number): void {
@@ -179,30 +249,30 @@ class DirectParser {
 
   private blockMap(indent: number, depth: number): Node {
     this.counted(depth);
-    const pos = this.at(this.pos);
-    const entries: MapEntry[] = [];
+    const map = new DirectMap([], this.file, this.line, this.col(this.pos));
+    const entries = map.entries;
     for (;;) {
-      const keyPos = this.at(this.pos);
+      const line = this.line;
+      const col = this.col(this.pos);
       const key = this.key();
       if (isDuplicate(entries, key)) decline();
-      entries.push({ key, keyPos, value: this.blockValue(indent, depth + 1, true) });
+      entries.push(new DirectEntry(key, this.blockValue(indent, depth + 1, true), this.file, line, col));
       if (this.indent < indent) break;
       if (this.indent > indent) decline();
     }
-    return { type: "map", entries, pos };
+    return map;
   }
 
   private blockSeq(indent: number, depth: number): Node {
     this.counted(depth);
-    const pos = this.at(this.pos);
-    const items: Node[] = [];
+    const seq = new DirectSeq([], this.file, this.line, this.col(this.pos));
     for (;;) {
       this.pos++; // the `-`
-      items.push(this.blockValue(indent, depth + 1, false));
+      seq.items.push(this.blockValue(indent, depth + 1, false));
       if (this.indent < indent || (this.indent === indent && !this.isSeqItem())) break;
       if (this.indent > indent) decline();
     }
-    return { type: "seq", items, pos };
+    return seq;
   }
 
   /**
@@ -215,7 +285,7 @@ class DirectParser {
     while (t.charCodeAt(i) === SPACE) i++;
     const c = t.charCodeAt(i);
     if (c === NL || i >= t.length || (c === HASH && i > this.pos)) {
-      const empty: Node = { type: "scalar", value: null, pos: this.at(i) };
+      const empty = new DirectScalar(null, this.file, this.line, this.col(i));
       this.endLine();
       if (inMap && this.indent === indent && this.isSeqItem()) return this.blockSeq(indent, depth);
       if (this.indent <= indent) {
@@ -274,7 +344,7 @@ class DirectParser {
   }
 
   /** A quoted or plain scalar at `pos`; `pos` moves past it. */
-  private scalar(flow: boolean, depth: number): ScalarNode {
+  private scalar(flow: boolean, depth: number): DirectScalar {
     this.counted(depth);
     const t = this.text;
     const start = this.pos;
@@ -291,7 +361,7 @@ class DirectParser {
       value = resolvePlain(t.slice(start, end));
       this.pos = end;
     }
-    return { type: "scalar", value, pos: this.at(start) };
+    return new DirectScalar(value, this.file, this.line, this.col(start));
   }
 
   /** A flow mapping or sequence on one line, at `pos`; `pos` moves past its closing bracket. */
@@ -300,14 +370,15 @@ class DirectParser {
     const t = this.text;
     const map = t.charCodeAt(this.pos) === 0x7b;
     const close = map ? 0x7d : 0x5d;
-    const pos = this.at(this.pos);
+    const line = this.line;
+    const col = this.col(this.pos);
     const entries: MapEntry[] = [];
     const items: Node[] = [];
     this.pos++;
     this.skipSpaces();
     if (t.charCodeAt(this.pos) === close) {
       this.pos++;
-      return map ? { type: "map", entries, pos } : { type: "seq", items, pos };
+      return map ? new DirectMap(entries, this.file, line, col) : new DirectSeq(items, this.file, line, col);
     }
     for (;;) {
       if (map) {
@@ -322,7 +393,8 @@ class DirectParser {
         // After a plain key, `:` needs a space (`{a:1}` is one plain scalar in YAML).
         if (t.charCodeAt(this.pos) !== SPACE && !quoted) decline();
         this.skipSpaces();
-        entries.push({ key, keyPos: keyNode.pos, value: this.flowValue(depth + 1) });
+        const value = this.flowValue(depth + 1);
+        entries.push(new DirectEntry(key, value, this.file, keyNode.line, keyNode.col));
       } else {
         items.push(this.flowValue(depth + 1));
         if (t.charCodeAt(this.pos) === COLON) decline(); // an implicit single-pair mapping
@@ -335,7 +407,7 @@ class DirectParser {
       this.skipSpaces();
       if (t.charCodeAt(this.pos) === close) decline(); // a trailing comma: left to the full parser
     }
-    return map ? { type: "map", entries, pos } : { type: "seq", items, pos };
+    return map ? new DirectMap(entries, this.file, line, col) : new DirectSeq(items, this.file, line, col);
   }
 
   private flowValue(depth: number): Node {
