@@ -19,14 +19,14 @@ import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
-import type { Change } from "./action.js";
+import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
 import type { EventHandler } from "./events.js";
 import type { StateJournal } from "./journal.js";
 import { liveMetadataOf } from "./live.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
 import { buildRecord, deposedRecord } from "./records.js";
-import { resolveRefs } from "./refs.js";
+import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { configuredTokenFile, tokenFilePath, writeTokenFile } from "./tokens.js";
@@ -113,7 +113,11 @@ async function createObject(
   callsDone: () => void,
 ): Promise<string> {
   const resource = desiredOf(ctx, c.address);
-  const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
+  // Most resources hold no ref: their fields are sent as they are, and the values the plan compared
+  // (`c.after`, made from the same fields) are the record's; no copy and no second normalisation.
+  const plain = !holdsRefs(resource.fields);
+  const fields = plain ? resource.fields : resolveRefs(resource.fields, (a) => ctx.ids.get(a));
+  const values = plain ? c.after : undefined;
   const marker = markerOf(ctx, kind, c.address);
   const oldId = c.action === "replace" ? c.id : undefined;
   if (oldId && c.replaceOrder === "create-first")
@@ -122,7 +126,7 @@ async function createObject(
   const outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
   if ("recovered" in outcome) {
     ctx.emit({ type: "create_recovered", address: c.address, id: outcome.recovered });
-    await recordResult(ctx, kind, resource, outcome.recovered, fields);
+    await recordResult(ctx, kind, resource, outcome.recovered, fields, values);
     ctx.ids.set(c.address, outcome.recovered);
     return outcome.recovered;
   }
@@ -130,7 +134,7 @@ async function createObject(
   const id = String(created.id);
   if (c.tokenFile) callsDone();
   const tokenError = await keepToken(ctx, c, resource, id, created.token);
-  await recordResult(ctx, kind, resource, id, fields);
+  await recordResult(ctx, kind, resource, id, fields, values);
   ctx.ids.set(c.address, id);
   if (tokenError !== undefined) {
     throw new Error(
@@ -201,15 +205,16 @@ async function keepToken(
   return undefined;
 }
 
-/** Records `resource` as object `id`. */
+/** Records `resource` as object `id` (`values`: its comparable values when known, see buildRecord). */
 async function recordResult(
   ctx: ApplyContext,
   kind: KindDescriptor,
   resource: DesiredResource,
   id: string,
   fields: Record<string, unknown>,
+  values?: Values,
 ): Promise<string> {
-  await recorded(ctx, ctx.journal.set(buildRecord(kind, resource, id, fields, ctx.now())));
+  await recorded(ctx, ctx.journal.set(buildRecord(kind, resource, id, fields, ctx.now(), values)));
   return id;
 }
 

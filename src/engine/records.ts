@@ -6,24 +6,29 @@
 import type { DesiredResource } from "../config/desired.js";
 import { canonicalJson, type KindDescriptor } from "../model/index.js";
 import type { StateRecord } from "../state/store.js";
+import type { Values } from "./action.js";
 import { sha256, valuesFingerprint } from "./fingerprint.js";
 import { desiredValues } from "./normalize.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
 
-/** The record of `resource` applied as object `id` with `fields` (references resolved). */
+/**
+ * The record of `resource` applied as object `id` with `fields` (references resolved).
+ * @param values `desiredValues(kind, fields)` when the caller has them (a plan's `after`), else made here
+ */
 export function buildRecord(
   kind: KindDescriptor,
   resource: DesiredResource,
   id: string,
   fields: Record<string, unknown>,
   appliedAt: Date,
+  values: Values = desiredValues(kind, fields),
 ): StateRecord {
   // Built by assignment in the record's field order: spreads per record cost more than its fingerprint.
   const record = {
     address: resource.address,
     kind: kind.kind,
     id,
-    fingerprint: valuesFingerprint(kind, desiredValues(kind, fields)),
+    fingerprint: valuesFingerprint(kind, values),
   } as StateRecord;
   let writeOnly: Record<string, string> | undefined;
   for (const f of kind.fields) {

@@ -5,7 +5,7 @@
  * the plan or logs.
  */
 import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { defaultTokenFile } from "../config/options.js";
 import { processIsAlive } from "../state/lock-info.js";
@@ -42,11 +42,12 @@ export function shownTokenFile(configured: string, base: string): string {
     shownDir = rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
     shownDirs.set(key, shownDir);
   }
+  // shownDir is normalized (path.relative) and a base name has no separator: no path.join needed.
   return shownDir === dir
     ? configured
     : shownDir === ""
       ? basename(configured)
-      : join(shownDir, basename(configured));
+      : `${shownDir}${sep}${basename(configured)}`;
 }
 
 /** `shownTokenFile`'s directories, by base directory and token directory. */

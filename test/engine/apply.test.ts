@@ -7,7 +7,11 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
+import { valuesFingerprint } from "../../src/engine/fingerprint.js";
 import { ApplyFailedError, type EngineEvent, reconcile } from "../../src/engine/index.js";
+import { desiredValues } from "../../src/engine/normalize.js";
+import { resolveRefs } from "../../src/engine/refs.js";
+import { getKind } from "../../src/model/index.js";
 import { desired, res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 
@@ -70,6 +74,29 @@ describe("apply", () => {
     expect(calls.indexOf("POST /backends/tunnel_group")).toBeLessThan(
       calls.indexOf("PUT /edges/tcp/edgtcp_example01/backend"),
     );
+    await bench.apply([], { allowEmpty: true });
+  });
+
+  it("records each created object's fingerprint of its desired values, refs resolved", async () => {
+    bench.reset();
+    const resources = [
+      res("event_destinations.d", { format: "json", target: { monitoring_target: { api_key: "k" } } }),
+      res("event_subscriptions.s", {
+        description: "refers",
+        sources: [{ type: "api_key_created.v0" }],
+        destination_ids: [{ $ref: "event_destinations.d" }],
+      }),
+      res("api_keys.k", { description: "plain", metadata: { team: "a" } }),
+    ];
+    const { state } = await bench.apply(resources);
+    const ids = new Map(Object.values(state.resources).map((r) => [r.address, r.id]));
+    for (const r of resources) {
+      const kind = getKind(r.kind);
+      const fields = resolveRefs(r.fields, (a) => ids.get(a));
+      expect(state.resources[r.address]?.fingerprint, r.address).toBe(
+        valuesFingerprint(kind, desiredValues(kind, fields)),
+      );
+    }
     await bench.apply([], { allowEmpty: true });
   });
 

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenWriter } from "../../src/engine/token-writer.js";
@@ -142,6 +142,8 @@ it("plans show a token file relative to the config directory when it is inside, 
     [join(tmpdir(), "elsewhere", "ci.token"), join(tmpdir(), "elsewhere", "ci.token")],
     [join(tmpdir(), "project-b", "ci.token"), join(tmpdir(), "project-b", "ci.token")],
     ["relative/ci.token", "relative/ci.token"],
+    // Not normalized (a configured path is resolved, but the function takes any): shown normalized.
+    [`${config}${sep}keys${sep}..${sep}keys${sep}b.token`, join("keys", "b.token")],
   ];
   // Twice: the second round reads the directories the first one worked out.
   for (let round = 0; round < 2; round++) {
