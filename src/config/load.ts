@@ -110,7 +110,13 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const entries: Entry[] = [];
   const byAddress = new Map<string, Entry>();
   const optionsByKind = new Map<string, Set<string>>();
-  for (const r of unique(raw, problems)) {
+  for (const r of raw) {
+    // One definition per address: a second one is a problem naming the first, which is kept.
+    const earlier = byAddress.get(r.address);
+    if (earlier) {
+      problems.add(r.keyPos, r.address, `is defined twice: also at ${where(earlier.keyPos)}`);
+      continue;
+    }
     const optionNames =
       optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
     optionsByKind.set(r.kind.kind, optionNames);
@@ -155,7 +161,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const moved = checkMoved(movedEntries, new Set(byAddress.keys()), problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
-  // Addresses are unique (`unique`): sorting them as strings, without a comparator called from the
+  // Addresses are unique (see the loop above): sorting them as strings, without a comparator called from the
   // sort, gives the order `a.address < b.address` gave.
   const byAddressSorted = [...byAddress.keys()].sort();
   const resources = byAddressSorted.map((a) => toDesired(byAddress.get(a) as Entry));
@@ -192,17 +198,6 @@ function settle<T extends string>(
     }
   }
   return first.value;
-}
-
-/** The entries with each address once; a second definition is a problem naming the first. */
-function unique(raw: RawEntry[], problems: ProblemList): RawEntry[] {
-  const first = new Map<string, RawEntry>();
-  for (const r of raw) {
-    const earlier = first.get(r.address);
-    if (earlier) problems.add(r.keyPos, r.address, `is defined twice: also at ${where(earlier.keyPos)}`);
-    else first.set(r.address, r);
-  }
-  return [...first.values()];
 }
 
 function where(pos: Position): string {

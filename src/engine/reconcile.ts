@@ -255,7 +255,17 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     });
     await moveTokenFiles(plan, desired);
     await reportLostTokens(plan, recovered);
-    return { plan, applied: true, result, state: journal.snapshot };
+    // Made when read (watch reads it; the CLI does not): a copy of every record.
+    let after: StateSnapshot | undefined;
+    return {
+      plan,
+      applied: true,
+      result,
+      get state() {
+        after ??= journal.snapshot;
+        return after;
+      },
+    };
   } finally {
     await unlock?.();
   }
