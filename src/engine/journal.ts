@@ -113,6 +113,20 @@ export class StateJournal {
   }
 
   /**
+   * Records `record` under its address like `set`, without a promise of its own: for a caller that does
+   * not wait for the write (with ownership markers, a result not yet written is found again through
+   * its marker). A failed write is reported by `flush()` and `failed`; once one failed, nothing more is
+   * recorded. An apply of 10,000 creates made 10,000 promises and waiters here that nobody awaited.
+   */
+  note(record: StateRecord): void {
+    if (this.#failure !== undefined) return;
+    this.#working[record.address] = record;
+    this.#dirty.set(record.address, record);
+    this.#version++;
+    if (!this.#running) void this.#run();
+  }
+
+  /**
    * Applies several changes to the records as one write: `fn` sets and deletes records by address
    * (it must not edit a record in place: only whole records are tracked).
    */

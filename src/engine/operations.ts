@@ -214,7 +214,10 @@ async function recordResult(
   fields: Record<string, unknown>,
   values?: Values,
 ): Promise<string> {
-  await recorded(ctx, ctx.journal.set(buildRecord(kind, resource, id, fields, ctx.now(), values)));
+  const record = buildRecord(kind, resource, id, fields, ctx.now(), values);
+  // With markers nothing waits for the write (see `recorded`): no promise per result.
+  if (ctx.desired.ownership === "marker") ctx.journal.note(record);
+  else await ctx.journal.set(record);
   return id;
 }
 

@@ -102,3 +102,23 @@ it("starts a write the caller waits for at once, without its gathering time", as
   expect(Object.keys(read.resources)).toEqual(["api_keys.later"]);
   expect(read.serial).toBe(2);
 });
+
+it("writes results noted without a promise (note) like set's, gathered and flushed", async () => {
+  const store = new FileStateStore(path, { stack: "web", warn: () => {} });
+  // A minute: only flush() ends the gathering, so all the notes go in one write.
+  const journal = new StateJournal(store, await store.read(), undefined, undefined, { gatherMs: 60_000 });
+  await journal.set(record("api_keys.first"), { now: true });
+  for (let i = 0; i < 30; i++) journal.note(record(`api_keys.k${i}`));
+  journal.note(record("api_keys.k0", { id: "ak_again" })); // the last note of an address wins
+  expect(Object.keys(journal.records)).toHaveLength(31);
+  await journal.flush();
+  expect(journal.failed).toBe(false);
+
+  const entries = (await readFile(`${path}.journal`, "utf8")).split("\n").filter(Boolean);
+  expect(entries).toHaveLength(1);
+  const read = await new FileStateStore(path, { stack: "web" }).read();
+  expect(read).toEqual(journal.snapshot);
+  expect(Object.keys(read.resources)).toHaveLength(31);
+  expect(read.resources["api_keys.k0"]?.id).toBe("ak_again");
+  expect(read.serial).toBe(2);
+});
