@@ -21,7 +21,7 @@ export function mapSecrets(
   replace: (value: unknown) => unknown,
 ): Values {
   let out: unknown = values;
-  for (const path of secretPathsOf(kind)) out = replaceAt(out, path, replace);
+  for (const path of secretPathsOf(kind)) out = replaceAt(out, path, 0, replace);
   return out as Values;
 }
 
@@ -37,16 +37,18 @@ function secretPathsOf(kind: KindDescriptor): string[][] {
 }
 const pathsByKind = new WeakMap<KindDescriptor, string[][]>();
 
-function replaceAt(node: unknown, path: string[], replace: (value: unknown) => unknown): unknown {
+/** `node` with the value at `path` from its `at`-th name on replaced (the path is not copied per step). */
+function replaceAt(node: unknown, path: string[], at: number, replace: (value: unknown) => unknown): unknown {
   if (Array.isArray(node)) {
-    const items = node.map((item) => replaceAt(item, path, replace));
+    const items = node.map((item) => replaceAt(item, path, at, replace));
     return items.some((item, i) => item !== node[i]) ? items : node;
   }
-  if (!node || typeof node !== "object" || path.length === 0) return node;
-  const [head, ...rest] = path as [string, ...string[]];
+  if (!node || typeof node !== "object" || at >= path.length) return node;
+  const head = path[at] as string;
   const obj = node as Record<string, unknown>;
+  // Most values lack most secret paths (an API key's `token` is never desired): nothing to copy.
   if (!(head in obj) || obj[head] === null || obj[head] === undefined) return node;
-  const next = rest.length === 0 ? replace(obj[head]) : replaceAt(obj[head], rest, replace);
+  const next = at === path.length - 1 ? replace(obj[head]) : replaceAt(obj[head], path, at + 1, replace);
   return next === obj[head] ? node : { ...obj, [head]: next };
 }
 
