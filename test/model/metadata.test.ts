@@ -1,5 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeMetadata, encodeMetadata, normalizeUserMetadata } from "../../src/model/metadata.js";
+import {
+  canonicalJson,
+  decodeMetadata,
+  encodeMetadata,
+  normalizeUserMetadata,
+} from "../../src/model/metadata.js";
 
 const marker = { stack: "prod", address: "api_keys.ci" };
 
@@ -18,6 +24,19 @@ describe("metadata wire form", () => {
       '{"team":"infra","tgw":{"address":"api_keys.ci","stack":"prod"}}',
     );
     expect(encodeMetadata(undefined, marker)).toBe('{"tgw":{"address":"api_keys.ci","stack":"prod"}}');
+  });
+
+  it("writes the marker alone as the canonical JSON of the marker object, whatever its strings hold", () => {
+    // encodeMetadata writes this case out by hand; canonicalJson (safe-stable-stringify) is the reference.
+    const text = fc.string({ unit: "binary", maxLength: 12 });
+    fc.assert(
+      fc.property(text, text, fc.option(text, { nil: undefined }), (stack, address, lineage) => {
+        const m = lineage === undefined ? { stack, address } : { stack, address, lineage };
+        const expected = canonicalJson({ tgw: m });
+        for (const user of [undefined, "", {}]) expect(encodeMetadata(user, m)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("sends the user's value unchanged without a marker (ownership: state-only)", () => {
