@@ -257,6 +257,21 @@ function fileCreationCost(dir: string): number {
   return process.cpuUsage(before).system / 500;
 }
 
+/**
+ * Names the runs whose tgw side paid for a slow file system: a system time over twice the lowest of its
+ * runs. The probe at the start does not catch every such state (seen after the whole test suite: 79 µs
+ * per file, and tgw's system time 1,043 ms against about 300 ms); the runs are kept in the medians.
+ */
+function warnSlowFiles(n: number, tgw: Measure[]): void {
+  const lowest = Math.min(...tgw.map((m) => m.systemMs));
+  tgw.forEach((m, i) => {
+    if (m.systemMs > 2 * lowest && m.systemMs - lowest > 100)
+      console.log(
+        `  WARNING: ${n} creates, run ${i + 1}: tgw's system time ${m.systemMs.toFixed(0)} ms against ${lowest.toFixed(0)} ms in its fastest run: the file system was slow to create files then (see runTgw); its figures count in the medians.`,
+      );
+  });
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -306,6 +321,7 @@ async function main(): Promise<void> {
         };
         process.stderr.write(`  ${n}: run ${i + 1}/${runs}: tgw ${last(tgw)}, raw ${last(raw)}\n`);
       }
+      warnSlowFiles(n, tgw);
       const wall = { tgw: median(tgw.map((m) => m.wallMs)), raw: median(raw.map((m) => m.wallMs)) };
       const cpu = { tgw: median(tgw.map((m) => m.cpuMs)), raw: median(raw.map((m) => m.cpuMs)) };
       const ratio = wall.tgw / wall.raw;
