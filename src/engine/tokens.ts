@@ -202,7 +202,8 @@ export async function lostTokens(
   desired: DesiredState,
   recovered: ReadonlyMap<string, string> = new Map(),
 ): Promise<LostToken[]> {
-  const resources = new Map(desired.resources.map((r) => [r.address, r]));
+  // Made at the first key that may have lost its token: none in a plan of creates.
+  let resources: Map<string, DesiredResource> | undefined;
   const lost: LostToken[] = [];
   // One listing per directory instead of a check per key (keys share one secrets directory); a
   // directory listed already is read without an await (thousands of keys per plan).
@@ -221,14 +222,17 @@ export async function lostTokens(
   };
   for (const c of plan.changes) {
     if (!returnsToken(c.kind)) continue;
+    let id = recovered.get(c.address);
+    // Only a recovered key or a kept one can have lost its token (a create or replace writes a new one).
+    const kept = (c.action === "no-op" || c.action === "update") && c.id !== undefined && c.id !== "";
+    if (id === undefined && !kept) continue;
+    resources ??= new Map(desired.resources.map((r) => [r.address, r]));
     const r = resources.get(c.address);
     if (!r) continue;
     const configured = configuredTokenFile(r);
-    let id = recovered.get(c.address);
     if (
       id === undefined &&
-      (c.action === "no-op" || c.action === "update") &&
-      c.id &&
+      kept &&
       !(await hasToken(c, tokenFilePath(configured, desired.configDir), listed)) &&
       !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
@@ -273,8 +277,9 @@ function movedTokenFile(from: string, configDir: string): string {
  * @returns the addresses whose token file was moved.
  */
 export async function moveTokenFiles(plan: Plan, desired: DesiredState): Promise<string[]> {
-  const resources = new Map(desired.resources.map((r) => [r.address, r]));
   const moved: string[] = [];
+  if (!plan.changes.some((c) => c.movedFrom)) return moved;
+  const resources = new Map(desired.resources.map((r) => [r.address, r]));
   for (const c of plan.changes) {
     const r = resources.get(c.address);
     if (!c.movedFrom || !r || !returnsToken(c.kind)) continue;
