@@ -57,6 +57,9 @@ const replacements: Json[] = [
   "${env:X}",
 ];
 
+/** The longest string a `lengthen` mutation makes (characters). */
+const LENGTHENED_MAX = 100_000;
+
 type Mutation =
   | { kind: "replace"; pick: number; value: number }
   | { kind: "drop"; pick: number }
@@ -121,7 +124,10 @@ function apply(doc: Json, m: Exclude<Mutation, { kind: "text" }>): Json {
       }
       break;
     case "lengthen":
-      if (typeof target === "string") set(target.repeat(m.times));
+      // Far past every length limit (4,096), but bounded: lengthening the same long value (a PEM) up to
+      // four times compounds, and once made a string of hundreds of MB that ran for many minutes.
+      if (typeof target === "string")
+        set(target.repeat(Math.max(1, Math.min(m.times, Math.floor(LENGTHENED_MAX / (target.length || 1))))));
       break;
     case "break-ref":
       set(m.with);
