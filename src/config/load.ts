@@ -161,8 +161,8 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const moved = checkMoved(movedEntries, new Set(byAddress.keys()), problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
-  // Addresses are unique (see the loop above): sorting them as strings, without a comparator called from the
-  // sort, gives the order `a.address < b.address` gave.
+  // Addresses are unique (see the loop above): sorting them as strings, without a comparator called
+  // from the sort, gives the order `a.address < b.address` gave.
   const byAddressSorted = [...byAddress.keys()].sort();
   const resources = byAddressSorted.map((a) => toDesired(byAddress.get(a) as Entry));
   const allFiles = [...new Set([...files, ...ctx.filesRead])].sort();

@@ -30,8 +30,13 @@ abstract class Placed {
   ) {}
 
   get pos(): Position {
-    return { file: this.file, line: this.line, col: this.col };
+    return positionOf(this);
   }
+}
+
+/** A new `Position` of what keeps its place as numbers (a node, or an entry's key). */
+function positionOf(at: { file: string; line: number; col: number }): Position {
+  return { file: at.file, line: at.line, col: at.col };
 }
 
 class DirectScalar extends Placed implements ScalarNode {
@@ -81,7 +86,7 @@ class DirectEntry implements MapEntry {
   ) {}
 
   get keyPos(): Position {
-    return { file: this.file, line: this.line, col: this.col };
+    return positionOf(this);
   }
 }
 
