@@ -8,7 +8,9 @@
  * ```
  *
  * Rules: `from` and `to` are addresses of one collection (a module's identity is its path: it cannot
- * move); `to` is in the configuration and `from` is not; an address is moved from once. The engine
+ * move); `to` is in the configuration, or is the `from` of another entry (a chain of renames, each
+ * entry then moving to the chain's end); `from` is not in the configuration; an address is moved
+ * from once. The engine
  * applies the moves (src/engine/moves.ts); an entry whose `from` is no longer known does nothing, so
  * entries may stay in the configuration after the move was applied.
  */
@@ -63,7 +65,7 @@ export function readMoved(node: Node, problems: ProblemList): MovedEntry[] {
 
 /**
  * Checks every entry against the configuration's addresses.
- * @returns the valid moves.
+ * @returns the valid moves, each `to` resolved to the end of its chain (an address configured).
  */
 export function checkMoved(
   entries: readonly MovedEntry[],
@@ -71,6 +73,18 @@ export function checkMoved(
   problems: ProblemList,
 ): { from: string; to: string }[] {
   const cols = collections();
+  // Chained renames (a -> b, then b -> c) are allowed, as Terraform allows them: each entry moves its
+  // `from` to the end of its chain, the address the configuration has.
+  const next = new Map(entries.map((m) => [m.from, m.to]));
+  const finalAddress = (to: string): string => {
+    const visited = new Set<string>();
+    let at = to;
+    while (!addresses.has(at) && next.has(at) && !visited.has(at)) {
+      visited.add(at);
+      at = next.get(at) as string;
+    }
+    return at;
+  };
   const seen = new Set<string>();
   const ok: { from: string; to: string }[] = [];
   entries.forEach((m) => {
@@ -82,15 +96,15 @@ export function checkMoved(
       bad("from and to must be addresses <collection>.<name> of resources (modules cannot move)");
     } else if (from[1] !== to[1]) {
       bad("an object cannot move to another collection");
-    } else if (!addresses.has(m.to)) {
-      bad(`${m.to} is not in the configuration`);
+    } else if (!addresses.has(finalAddress(m.to))) {
+      bad(`${m.to} is not in the configuration (nor moved on to an address that is)`);
     } else if (addresses.has(m.from)) {
       bad(`${m.from} is still in the configuration: remove it (or the move)`);
     } else if (seen.has(m.from)) {
       bad(`${m.from} is moved twice`);
     } else {
       seen.add(m.from);
-      ok.push({ from: m.from, to: m.to });
+      ok.push({ from: m.from, to: finalAddress(m.to) });
     }
   });
   return ok;

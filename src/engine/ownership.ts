@@ -162,9 +162,10 @@ export function matchOwnership(input: {
   function needsMarker(obj: LiveObject, address: string): boolean {
     return useMarkers && !(obj.marker?.stack === desired.stack && obj.marker.address === address);
   }
-  // The objects rules 1 and 2 gave to a resource (made only when rule 3 has work: usually none).
+  // The objects rules 1 and 2 gave to a resource: rule 3 never takes them, and rule 5 never deletes
+  // them (a renamed address's old marker, or a second record of one id, names an object kept here).
   const claimed = new Set<string>();
-  if (pending.length > 0) for (const m of matches) if (m?.via === "state") claimed.add(m.id as string);
+  for (const m of matches) if (m?.via === "state") claimed.add(m.id as string);
   for (const i of pending) {
     const resource = resources[i] as DesiredResource;
     const record = state.resources[resource.address];

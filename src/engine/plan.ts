@@ -58,6 +58,8 @@ export interface PlanInput {
   lazyFingerprints?: boolean;
 }
 
+const MARKER_MISSING = "the ownership marker is missing";
+
 /**
  * Plans the changes that make `live` equal `desired`. Duplicates (a second object carrying an
  * address's marker) are deleted, each as its own change `<address>#duplicate:<id>`.
@@ -125,7 +127,8 @@ export function makePlan(input: PlanInput): Plan {
     const change = changes.find((c) => c.address === move.to);
     if (change && change.action !== "create" && change.action !== "replace") {
       change.movedFrom = move.from;
-      change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${change.reason})`}`;
+      const why = change.reason === MARKER_MISSING ? "its ownership marker is rewritten" : change.reason;
+      change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${why})`}`;
     }
     if (input.state.resources[move.from]) forget.push(move.from);
   }
@@ -251,7 +254,7 @@ function planMatch(
     changed[0] === markerField &&
     m.needsMarker &&
     before[markerField] === after[markerField];
-  return decided(base, adopted, "update", changed, markerOnly ? "the ownership marker is missing" : what);
+  return decided(base, adopted, "update", changed, markerOnly ? MARKER_MISSING : what);
 }
 
 /** `change` completed with its decision, fields added in the order the plan's changes always had. */

@@ -43,7 +43,7 @@ describe("moved", () => {
         movedFrom: "api_keys.ci",
       }),
     ]);
-    expect(plan.changes[0]?.reason).toBe("moved from api_keys.ci (the ownership marker is missing)");
+    expect(plan.changes[0]?.reason).toBe("moved from api_keys.ci (its ownership marker is rewritten)");
     expect(plan.forget).toEqual(["api_keys.ci"]);
     bench.reset();
     await run("api_keys.deployer", move, "apply");
@@ -90,7 +90,7 @@ describe("moved", () => {
       expect((err as ConfigError).problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
         "6: api_keys.x -> tunnel_group_backends.x: an object cannot move to another collection",
         "7: api_keys.ops -> api_keys.deployer: api_keys.ops is still in the configuration: remove it (or the move)",
-        "8: api_keys.y -> api_keys.nope: api_keys.nope is not in the configuration",
+        "8: api_keys.y -> api_keys.nope: api_keys.nope is not in the configuration (nor moved on to an address that is)",
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -85,14 +85,17 @@ export function writePlan(plan: Plan, c: Colors, write: (chunk: string) => void)
       ),
     );
   }
-  if (plan.forget.length > 0) {
+  // A moved address's record is forgotten too, but its object lives on at the new address.
+  const moved = new Set(plan.changes.map((ch) => ch.movedFrom));
+  const gone = plan.forget.filter((a) => !moved.has(a));
+  if (gone.length > 0) {
     out.push(
       c.dim(
-        `${plan.forget.length} state record${plan.forget.length === 1 ? "" : "s"} (${plan.forget.join(", ")}) point at objects that no longer exist; apply removes them from the state.`,
+        `${gone.length} state record${gone.length === 1 ? "" : "s"} (${gone.join(", ")}) point at objects that no longer exist; apply removes them from the state.`,
       ),
     );
   }
-  if (adopted > 0 || plan.forget.length > 0) out.push("");
+  if (adopted > 0 || gone.length > 0) out.push("");
   out.push(acting.length > 0 ? c.bold(summaryLine(plan)) : c.green(NO_CHANGES));
   write(`${out.join("\n")}\n`);
 }

@@ -1,0 +1,137 @@
+/**
+ * Renaming an address, as a user does it, through the CLI against a reference server: `tgw state mv`
+ * then the rename in YAML; `moved:` entries, chained over two renames; a state holding two records of
+ * one object. Each journey ends with the object still alive (same id, same token) and an empty plan.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../helpers/server.js";
+import { tgw } from "../tgw.js";
+
+let server: TestServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "tgw-rename-"));
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+const run = (...args: string[]) =>
+  tgw([...args, "-f", "."], {
+    cwd: dir,
+    server: { url: server.url, token: server.token },
+    env: { CI: "true" },
+  });
+const configure = (stack: string, keys: string[], moved: [string, string][] = []) =>
+  writeFile(
+    join(dir, "tgw.yaml"),
+    [
+      `stack: ${stack}`,
+      "api_keys:",
+      ...keys.map((k) => `  ${k}: {description: the key}`),
+      ...(moved.length > 0
+        ? ["moved:", ...moved.map(([f, t]) => `  - {from: api_keys.${f}, to: api_keys.${t}}`)]
+        : []),
+      "",
+    ].join("\n"),
+  );
+const state = async () =>
+  JSON.parse(await readFile(join(dir, ".tgw", "state.json"), "utf8")) as {
+    resources: Record<string, { id: string }>;
+  };
+const live = async (id: string) =>
+  (
+    await fetch(`${server.url}/api_keys/${id}`, {
+      headers: { authorization: `Bearer ${server.token}`, "service-version": "2" },
+    })
+  ).status;
+
+async function applyThenEmptyPlan(): Promise<void> {
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.stderr).not.toContain("Error");
+  expect(applied.code).toBe(0);
+  const again = await run("plan", "--detailed-exitcode");
+  expect(again.stdout).toContain("No changes.");
+  expect(again.code).toBe(0);
+}
+
+it("state mv, then the rename in YAML: the object is kept and its marker rewritten", async () => {
+  await configure("mv", ["ops"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+  const token = await readFile(join(dir, ".tgw", "secrets", "ops.token"), "utf8");
+
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.admin")).code).toBe(0);
+  await configure("mv", ["admin"]);
+  const plan = await run("plan", "--detailed-exitcode");
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain(`~ api_keys.admin (api_key) ${id}`);
+  expect(plan.stdout).not.toContain("api_keys.ops");
+  expect(plan.stdout).toContain("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.");
+
+  await applyThenEmptyPlan();
+  expect(await live(id)).toBe(200);
+  expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
+  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+});
+
+it("a state with two records of one object, one of them leaving the configuration: the object is kept", async () => {
+  await configure("twice", ["a"]);
+  await applyThenEmptyPlan();
+  // A merged or hand-edited state: a second address records the same object.
+  const file = join(dir, ".tgw", "state.json");
+  const doc = JSON.parse(await readFile(file, "utf8"));
+  const id = doc.resources["api_keys.a"].id as string;
+  doc.resources["api_keys.b"] = { ...doc.resources["api_keys.a"], address: "api_keys.b" };
+  await writeFile(file, JSON.stringify(doc));
+
+  const plan = await run("plan", "--detailed-exitcode");
+  expect(plan.stdout).not.toMatch(/- api_keys\.b/);
+  expect(plan.stdout).toContain("api_keys.b");
+  await applyThenEmptyPlan();
+  expect(await live(id)).toBe(200);
+  expect(Object.keys((await state()).resources)).toEqual(["api_keys.a"]);
+});
+
+it("moved: twice in a row (a chain), with honest plan text; the object and its token stay", async () => {
+  await configure("chain", ["operator"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.operator"]?.id as string;
+
+  await configure("chain", ["ops"], [["operator", "ops"]]);
+  const first = await run("plan");
+  expect(first.stdout).toContain("moved from api_keys.operator (its ownership marker is rewritten)");
+  expect(first.stdout).not.toContain("no longer exist");
+  expect(first.stdout).not.toContain("marker is missing");
+  await applyThenEmptyPlan();
+
+  // The second rename keeps the first entry, as Terraform's chained moved blocks do.
+  await configure(
+    "chain",
+    ["admin"],
+    [
+      ["operator", "ops"],
+      ["ops", "admin"],
+    ],
+  );
+  const second = await run("plan", "--detailed-exitcode");
+  expect(second.stderr).not.toContain("Error");
+  expect(second.code).toBe(2);
+  expect(second.stdout).toContain(`~ api_keys.admin (api_key) ${id}`);
+  expect(second.stdout).toContain("moved from api_keys.ops");
+  await applyThenEmptyPlan();
+  expect(await live(id)).toBe(200);
+  expect(Object.keys((await state()).resources)).toEqual(["api_keys.admin"]);
+  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toMatch(/^tgw_/);
+
+  // From a lost state the chain is followed too, by the markers.
+  await rm(join(dir, ".tgw", "state.json"));
+  const recovered = await run("apply", "--auto-approve", "--takeover");
+  expect(recovered.code).toBe(0);
+  expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
+});
