@@ -7,7 +7,7 @@
  * - 0 success (with `--detailed-exitcode`: no changes)
  * - 1 error: invalid configuration, API error, unsafe plan, lock timeout...
  * - 2 with `--detailed-exitcode`: success and the plan has changes
- * - 130 interrupted (SIGINT) before anything was applied
+ * - 130 interrupted (SIGINT): before anything was applied, or mid-apply (calls in flight finished)
  */
 
 /** Exit code of the process, by meaning. */

@@ -24,7 +24,7 @@ Exit codes:
   0    success (with --detailed-exitcode: no changes)
   1    error: invalid configuration, API error, unsafe plan, lock timeout
   2    with --detailed-exitcode: success, and the plan has changes
-  130  interrupted before anything was applied
+  130  interrupted (Ctrl-C), before or during apply
 
 Environment:
   TGW_API_URL   API base URL; unset: an embedded reference server under .tgw/

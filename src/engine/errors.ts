@@ -13,7 +13,7 @@
  * | `unknown_parent`   | a module's edge or route does not exist (a mistyped id)               |
  * | `api_mismatch`     | the state belongs to another API than the one this run uses           |
  */
-import { TgwError } from "../errors.js";
+import { ExitCode, TgwError } from "../errors.js";
 import type { StateApi } from "../state/store.js";
 import type { Change } from "./action.js";
 
@@ -104,28 +104,39 @@ export interface ChangeOutcome {
  */
 export class ApplyFailedError extends TgwError {
   readonly outcomes: ChangeOutcome[];
+  /** Stopped by a signal (Ctrl-C) rather than by a failed change: the CLI exits 130. */
+  readonly interrupted: boolean;
   /** `cause`: the abort reason when the apply was interrupted. */
   constructor(outcomes: ChangeOutcome[], interrupted = false, cause?: unknown) {
     const failed = outcomes.filter((o) => o.status === "failed" || o.status === "partial");
-    const done = outcomes.filter((o) => o.status === "done").length;
+    const done = outcomes.filter((o) => o.status === "done");
     const notStarted = outcomes.filter((o) => o.status === "not-started");
-    const lines = failed.map((o) => `  ${o.change.address}: ${describeError(o.error)}`);
+    const lines = failed.slice(0, LISTED).map((o) => `  ${o.change.address}: ${describeError(o.error)}`);
+    if (failed.length > LISTED) lines.push(`  ... and ${failed.length - LISTED} more`);
     const head = interrupted
       ? "apply interrupted"
       : `apply failed: ${failed.length} change${failed.length === 1 ? "" : "s"} failed`;
     // Interrupted (Ctrl-C): also name what was done, as the progress lines may have scrolled away.
-    const doneList = outcomes.filter((o) => o.status === "done").map((o) => o.change.address);
-    const doneLine = interrupted && doneList.length > 0 ? `Done: ${doneList.join(", ")}.\n` : "";
-    const tail = `${doneLine}${done} done, ${notStarted.length} not started${
-      notStarted.length > 0 ? ` (${notStarted.map((o) => o.change.address).join(", ")})` : ""
+    const doneLine = interrupted && done.length > 0 ? `Done: ${addressList(done)}.\n` : "";
+    const tail = `${doneLine}${done.length} done, ${notStarted.length} not started${
+      notStarted.length > 0 ? ` (${addressList(notStarted)})` : ""
     }. The state records what was done; run apply again to continue.`;
-    super(
-      "apply_failed",
-      `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`,
-      cause === undefined ? undefined : { cause },
-    );
+    super("apply_failed", `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`, {
+      ...(cause === undefined ? {} : { cause }),
+      ...(interrupted ? { exitCode: ExitCode.interrupted } : {}),
+    });
     this.outcomes = outcomes;
+    this.interrupted = interrupted;
   }
+}
+
+/** How many addresses an apply's error names before it counts the rest (a terminal screen, not 300). */
+const LISTED = 10;
+
+function addressList(outcomes: ChangeOutcome[]): string {
+  const names = outcomes.slice(0, LISTED).map((o) => o.change.address);
+  const rest = outcomes.length - names.length;
+  return `${names.join(", ")}${rest > 0 ? ` and ${rest} more` : ""}`;
 }
 
 /** One line for an error: an API error's `format()` (method, path, status, code, message), else its message. */
