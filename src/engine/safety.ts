@@ -35,7 +35,7 @@ export function foreignLineageMessage(stack: string, f: ForeignLineages): string
   const others = f.others
     .map((o) => `${o.objects} object${o.objects === 1 ? "" : "s"} of lineage ${o.lineage}`)
     .join(", ");
-  return `the state's lineage is ${f.lineage}, but stack "${stack}" has ${others} in their ownership markers (another workspace's state wrote them): applying takes them over`;
+  return `the state's lineage is ${f.lineage}, but stack "${stack}" has ${others} in their ownership markers (another workspace's state wrote them, or this workspace's state was lost): applying takes them over`;
 }
 
 /**
@@ -77,7 +77,7 @@ export function checkPlanSafety(plan: Plan, desired: DesiredState, options: Safe
   if (plan.foreignLineages && options.refuseTakeover && !options.takeover) {
     reasons.push({
       rule: "foreign_lineage",
-      message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)} (use --takeover if this workspace is to own them)`,
+      message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)} (use --takeover if this workspace is to own them; after a lost state, --takeover rebuilds it from the markers)`,
     });
   }
   if (reasons.length > 0) throw new UnsafePlanError(reasons);

@@ -34,6 +34,20 @@ export function summaryLine(plan: Plan): string {
 /** The line printed when a plan has no changes. */
 export const NO_CHANGES = "No changes. Live state matches the configuration.";
 
+/**
+ * The line printed instead of NO_CHANGES when the plan makes no API call but would take over objects
+ * that another state lineage recorded (a lost state, or another workspace): not "no changes".
+ */
+export function noCallsLine(plan: Plan): string {
+  const n = (plan.foreignLineages?.others ?? []).reduce((sum, o) => sum + o.objects, 0);
+  return `No API calls, but the state would take over ${n} object${n === 1 ? "" : "s"} whose markers name another state lineage: a lost state, or another workspace's (see the warning; --takeover).`;
+}
+
+/** The last line of a plan without changes. */
+export function unchangedLine(plan: Plan): string {
+  return plan.foreignLineages ? noCallsLine(plan) : NO_CHANGES;
+}
+
 /** Renders `plan` as text for a terminal (colours from `c`; pass a disabled set for plain text). */
 export function renderPlan(plan: Plan, c: Colors): string {
   let text = "";
@@ -96,7 +110,13 @@ export function writePlan(plan: Plan, c: Colors, write: (chunk: string) => void)
     );
   }
   if (adopted > 0 || gone.length > 0) out.push("");
-  out.push(acting.length > 0 ? c.bold(summaryLine(plan)) : c.green(NO_CHANGES));
+  out.push(
+    acting.length > 0
+      ? c.bold(summaryLine(plan))
+      : plan.foreignLineages
+        ? c.yellow(noCallsLine(plan))
+        : c.green(NO_CHANGES),
+  );
   write(`${out.join("\n")}\n`);
 }
 

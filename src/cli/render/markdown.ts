@@ -9,7 +9,7 @@
  */
 import { createColors } from "picocolors";
 import { type Plan, summarize } from "../../engine/action.js";
-import { NO_CHANGES, partialWarning, renderChange } from "./human.js";
+import { partialWarning, renderChange, unchangedLine } from "./human.js";
 
 /** The longest comment GitHub accepts (characters). */
 export const COMMENT_LIMIT = 65_536;
@@ -29,7 +29,7 @@ export function renderPlanMarkdown(plan: Plan, limit = COMMENT_LIMIT): string {
       "",
     );
   }
-  if (acting.length === 0) return `${[...head, NO_CHANGES].join("\n")}\n`;
+  if (acting.length === 0) return `${[...head, unchangedLine(plan)].join("\n")}\n`;
   head.push(
     "| create | update | replace | delete |",
     "|---:|---:|---:|---:|",
