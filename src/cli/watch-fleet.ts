@@ -9,7 +9,7 @@
  * leadership, reading the working copy like any configuration directory.
  */
 import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EngineDepsOptions } from "../watch/engine-deps.js";
 import type { EventSink, WatchEvent } from "../watch/events.js";
@@ -34,13 +34,29 @@ export interface RevisionStatus {
   invalid: { revision: string; problem: string } | null;
 }
 
-/** Where the working copy of `url` at `branch` is kept by default. */
+/** Where the working copy of `url` at `branch` is kept: disposable, fetched again when missing. */
 export function defaultGitDir(url: string, branch: string | undefined): string {
-  const id = createHash("sha256")
+  return join(tmpdir(), `tgw-watch-git-${gitId(url, branch)}`);
+}
+
+/**
+ * Where a `--git` watcher keeps its state and token files unless `--data-dir` says otherwise:
+ * `$XDG_STATE_HOME/tgw/watch-git-<id>`, else `~/.local/state/tgw/watch-git-<id>` (docs/watch.md).
+ */
+export function defaultGitDataDir(
+  url: string,
+  branch: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const base = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(base, "tgw", `watch-git-${gitId(url, branch)}`);
+}
+
+function gitId(url: string, branch: string | undefined): string {
+  return createHash("sha256")
     .update(`${url}\0${branch ?? ""}`)
     .digest("hex")
     .slice(0, 16);
-  return join(tmpdir(), `tgw-watch-git-${id}`);
 }
 
 /** Follows a Git source: fetches, tracks the revision loaded, applied and found invalid. */
@@ -136,7 +152,7 @@ export class GitFollower {
 
 /** Builds a `GitFollower` from the flags. */
 export function gitFollower(
-  flags: { git: string; branch?: string; path?: string },
+  flags: { git: string; branch?: string; path?: string; dataDir?: string },
   emit: EventSink,
   metrics: WatchMetrics,
 ): GitFollower {
@@ -145,6 +161,7 @@ export function gitFollower(
     ...(flags.branch === undefined ? {} : { branch: flags.branch }),
     ...(flags.path === undefined ? {} : { path: flags.path }),
     dir: defaultGitDir(flags.git, flags.branch),
+    dataDir: flags.dataDir ?? defaultGitDataDir(flags.git, flags.branch),
   });
   return new GitFollower(source, emit, metrics);
 }

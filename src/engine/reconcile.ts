@@ -44,6 +44,12 @@ const JOURNAL_GATHER_MS = 20;
 
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
+  /**
+   * The lineage a missing state (serial 0) is planned and written with, instead of the store's fresh
+   * one: a long-running driver (`tgw watch`) whose state file was deleted behind it knows the lineage
+   * its ownership markers carry, so its objects are recovered as its own, not another workspace's.
+   */
+  restartLineage?: string;
   /** `plan` stops after the safety checks; `apply` (default) applies. */
   mode?: "plan" | "apply";
   /** Plan the deletion of everything the stack owns (`tgw destroy`). */
@@ -200,7 +206,12 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
   try {
     if (mode === "apply" && lockScope === "run") unlock = await lock();
     for (const address of await recoverTokenFiles(desired)) emit({ type: "token_saved", address });
-    let state = await store.read();
+    const readState = async () => {
+      const read = await store.read();
+      const { restartLineage } = options;
+      return read.serial === 0 && restartLineage ? { ...read, lineage: restartLineage } : read;
+    };
+    let state = await readState();
     let plan = await planOnce(state);
     const apply = () => needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
     if (mode === "plan" || !apply()) {
@@ -213,7 +224,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     }
     if (!unlock) {
       unlock = await lock();
-      const now = await store.read();
+      const now = await readState();
       if (now.lineage !== state.lineage || now.serial !== state.serial) {
         state = now;
         plan = await planOnce(state);

@@ -215,6 +215,12 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
       },
     });
     this.#held = true;
+    // What this store last saw may have been deleted or replaced while it did not hold the lock.
+    if (this.#current !== undefined && !(await this.#unchanged())) {
+      this.#seen = undefined;
+      this.#current = undefined;
+      await this.#closeJournal();
+    }
     // Temporary files of a writer that was killed (only the lock holder writes, so none is in use).
     for (const p of [this.path, this.backupPath]) await removeStaleTempFiles(p, processIsAlive);
     let done: Promise<void> | undefined;

@@ -64,6 +64,22 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
     return store;
   };
   let runs = 0;
+  // The version of each stack's state after its last reconcile: a state deleted or replaced behind
+  // the watcher is reported once the next reconcile has rebuilt it.
+  const versions = new Map<string, { lineage: string; serial: number; run: number }>();
+  const reportRebuilt = (stack: string, run: number, result: ReconcileResult) => {
+    const before = versions.get(stack);
+    const read = result.plan.basis;
+    versions.set(stack, { lineage: result.state.lineage, serial: result.state.serial, run });
+    const replaced = read.serial > 0 && read.lineage !== before?.lineage;
+    if (!before || (read.serial >= before.serial && !replaced)) return;
+    const recovered = result.plan.changes.filter((c) => c.adopted).length;
+    const found = read.serial === 0 ? "no state" : `serial ${read.serial} of lineage ${read.lineage}`;
+    opts.emit({
+      type: "warning",
+      message: `state ${storeFor(stack).location} was deleted or replaced after reconcile #${before.run} (it was serial ${before.serial} of lineage ${before.lineage}; found ${found}): ${recovered} object${recovered === 1 ? " was" : "s were"} recovered from ${recovered === 1 ? "its ownership marker" : "their ownership markers"}${result.applied ? " and recorded again" : ""}`,
+    });
+  };
   // Kept between reconciles: unchanged files are not parsed again, and a file-change reconcile
   // re-reads only the objects the edit touched (docs/watch.md > "What a reconcile re-reads").
   const parsed = new ParseCache();
@@ -137,6 +153,9 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
             lockHolder: "tgw watch",
             ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
             ...(revision === undefined ? {} : { revision }),
+            ...(versions.has(desired.stack)
+              ? { restartLineage: versions.get(desired.stack)?.lineage as string }
+              : {}),
             ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
             ...opts.safety,
             readLive,
@@ -156,6 +175,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
         throw err;
       }
       kept.succeeded(desired, result.plan, result.state);
+      reportRebuilt(desired.stack, run, result);
       if (request.mode === "plan")
         return result.plan.changes.filter((c) => isChange(c.action)).map(toSummary);
       return (result.result?.outcomes ?? [])

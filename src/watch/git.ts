@@ -7,11 +7,15 @@
  *
  * Operations are serialised: a checkout never happens while the configuration is being read
  * (`whileReading`), so a load always sees one whole revision. URLs are shown without credentials.
+ *
+ * The state and token files never live in the working copy, which every checkout cleans: the
+ * configuration directory's `.tgw` is a link to the data directory (`--data-dir`), and `.tgw` is
+ * excluded from Git there (`.git/info/exclude`), so `git clean` leaves the link.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { appendFile, cp, lstat, mkdir, readFile, readlink, rm, symlink } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { TgwError } from "../errors.js";
 import { redactUrl } from "../state/postgres/url.js";
@@ -27,6 +31,8 @@ export interface GitSourceOptions {
   path?: string;
   /** Where the working copy is kept. */
   dir: string;
+  /** Where the state and token files are kept (the configuration directory's `.tgw` links there). */
+  dataDir: string;
 }
 
 /** A followed Git repository. */
@@ -70,11 +76,41 @@ export class GitSource {
       await this.#git(["fetch", "--quiet", "--depth", "1", "origin", this.#opts.branch ?? "HEAD"]);
       const fetched = (await this.#git(["rev-parse", "FETCH_HEAD^{commit}"])).trim();
       if (fetched === this.#revision) return { revision: fetched, changed: false };
+      await this.#excludeDataLink();
       await this.#git(["checkout", "--quiet", "--force", "--detach", fetched]);
       await this.#git(["clean", "--quiet", "-d", "--force"]);
+      await this.#linkDataDir();
       this.#revision = fetched;
       return { revision: fetched, changed: true };
     });
+  }
+
+  /** Lists `.tgw` in `.git/info/exclude` (once), so that `git clean` keeps the link to the data. */
+  async #excludeDataLink(): Promise<void> {
+    const exclude = join(this.#opts.dir, ".git", "info", "exclude");
+    const text = await readFile(exclude, "utf8").catch(() => "");
+    if (text.split("\n").includes(".tgw")) return;
+    await mkdir(join(this.#opts.dir, ".git", "info"), { recursive: true });
+    await appendFile(exclude, `${text === "" || text.endsWith("\n") ? "" : "\n"}.tgw\n`);
+  }
+
+  /**
+   * Makes the configuration directory's `.tgw` a link to the data directory. A real `.tgw` directory
+   * there (a working copy of a tgw that kept its state in it) is copied into an empty data directory
+   * first, then replaced by the link.
+   */
+  async #linkDataDir(): Promise<void> {
+    const configDir = this.configDir;
+    if (!existsSync(configDir)) return; // a revision without the directory: its load reports it
+    const link = join(configDir, ".tgw");
+    const target = resolve(this.#opts.dataDir);
+    const found = await lstat(link).catch(() => undefined);
+    if (found?.isSymbolicLink() && resolve(configDir, await readlink(link)) === target) return;
+    const fresh = !existsSync(target);
+    await mkdir(target, { recursive: true, mode: 0o700 });
+    if (found?.isDirectory() && fresh) await cp(link, target, { recursive: true });
+    if (found) await rm(link, { recursive: true, force: true });
+    await symlink(target, link, "dir");
   }
 
   /** Runs `fn` (a configuration load) with no checkout in between; gives the revision it read. */

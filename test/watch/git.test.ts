@@ -7,12 +7,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultGitDir } from "../../src/cli/watch-fleet.js";
+import { defaultGitDataDir, defaultGitDir } from "../../src/cli/watch-fleet.js";
 import { PostgresStateStore } from "../../src/state/postgres/store.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -68,8 +68,8 @@ function repository() {
   };
 }
 
-const keyConfig = (description: string) =>
-  `stack: gitops\napi_keys:\n  ci:\n    description: ${description}\n`;
+const keyConfig = (description: string, stack = "gitops") =>
+  `stack: ${stack}\napi_keys:\n  ci:\n    description: ${description}\n`;
 
 describe.skipIf(pg === undefined)("tgw watch --git", () => {
   it("applies each commit, reports its revision, refuses an invalid one and keeps the last good one", async () => {
@@ -160,4 +160,58 @@ describe.skipIf(pg === undefined)("tgw watch --git", () => {
       rmSync(defaultGitDir(repo.url, "main"), { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe("tgw watch --git with the default file state", () => {
+  it("keeps state and tokens in the data directory across commits: the second commit applies, nothing wedges", async () => {
+    const repo = repository();
+    const first = repo.commit(keyConfig("file-first", "gitfile"));
+    const stateHome = mkdtempSync(join(tmpdir(), "tgw-state-home-"));
+    const port = await freePort();
+    const w = startWatch({
+      dir: "",
+      api: server,
+      cwd: tmpdir(),
+      env: { XDG_STATE_HOME: stateHome },
+      args: ["--git", repo.url, "--branch", "main", "--path", "infra", "--log-format", "json"].concat([
+        "--interval",
+        "1s",
+        "--health-port",
+        String(port),
+      ]),
+    });
+    const applied = (rev: string) => (e: Record<string, unknown>) =>
+      e.event === "revision" && e.status === "applied" && e.revision === rev;
+    const dataDir = defaultGitDataDir(repo.url, "main", { XDG_STATE_HOME: stateHome });
+    try {
+      await w.waitForEvent(applied(first), { timeoutMs: 30_000 });
+      const token = readFileSync(join(dataDir, "secrets", "ci.token"), "utf8");
+      expect(token).toMatch(/^tgw_/);
+      const second = repo.commit(keyConfig("file-second", "gitfile"));
+      await w.waitForEvent(applied(second), { timeoutMs: 30_000 });
+      const third = repo.commit(`${keyConfig("file-second", "gitfile")}tunnel_group_backends:\n  web: {}\n`);
+      await w.waitForEvent(applied(third), { timeoutMs: 30_000 });
+      // Two more interval runs after the third commit: all succeed.
+      const from = w.events().length;
+      await w.waitForEvent((e) => e.event === "reconcile_succeeded", { from, timeoutMs: 30_000 });
+      expect(w.events().filter((e) => e.event === "reconcile_failed")).toEqual([]);
+      expect(await keysDescribed(server, "file-second")).toHaveLength(1);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+      expect(health.status).toBe("ok");
+      const state = JSON.parse(readFileSync(join(dataDir, "state.json"), "utf8"));
+      expect(Object.keys(state.resources).sort()).toEqual(["api_keys.ci", "tunnel_group_backends.web"]);
+      expect(readFileSync(join(dataDir, "secrets", "ci.token"), "utf8")).toBe(token);
+    } finally {
+      await w.stop();
+      repo.cleanup();
+      rmSync(defaultGitDir(repo.url, "main"), { recursive: true, force: true });
+      rmSync(stateHome, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("refuses --data-dir without --git", async () => {
+    const w = startWatch({ dir: tmpdir(), api: server, args: ["--data-dir", "/tmp/x"] });
+    expect(await w.exit).toBe(1);
+    expect(w.stderr()).toContain("--branch, --path and --data-dir go with --git");
+  });
 });

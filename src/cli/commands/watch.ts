@@ -59,6 +59,7 @@ interface WatchFlags extends CommonOptions, SafetyFlags {
   git?: string;
   branch?: string;
   path?: string;
+  dataDir?: string;
   lease: string;
 }
 
@@ -102,6 +103,10 @@ export const registerWatch: RegisterCommand = (program) => {
     .option("--branch <name>", "with --git: the branch to follow (default: the remote's default branch)")
     .option("--path <dir>", "with --git: the configuration directory in the repository (default: its root)")
     .option(
+      "--data-dir <dir>",
+      "with --git: where the state and token files are kept, outside the working copy (default: ~/.local/state/tgw/watch-git-<id>)",
+    )
+    .option(
       "--lease <duration>",
       "with a PostgreSQL state: the leader lease of replicas; a standby takes over within it",
       "15s",
@@ -140,8 +145,11 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
       "--git and -f cannot be used together: --path names the directory in the repository",
     );
   }
-  if (flags.git === undefined && (flags.branch !== undefined || flags.path !== undefined)) {
-    throw new UsageError("--branch and --path go with --git");
+  if (
+    flags.git === undefined &&
+    (flags.branch !== undefined || flags.path !== undefined || flags.dataDir !== undefined)
+  ) {
+    throw new UsageError("--branch, --path and --data-dir go with --git");
   }
   const log = createLog({ format: flags.logFormat, debug, colors: color });
   const metrics = new WatchMetrics();
