@@ -402,7 +402,13 @@ export class TunnelgwProvider {
         })
       : await cache.read(kind.kind, id);
     if (!raw) return { diagnostics: [error(`${kind.title} ${id} not found`, "", attr("id"))] };
-    return { state: dv(type, conform(type, { ...(raw as TfObject), ...config })), diagnostics: [] };
+    // The decoded config holds every computed attribute as null: only the arguments set override
+    // the API's values, else every value the API returns is lost (issue 27, defect 2).
+    const args = Object.entries(config).filter(([, v]) => v !== null);
+    return {
+      state: dv(type, conform(type, { ...(raw as TfObject), ...Object.fromEntries(args) })),
+      diagnostics: [],
+    };
   }
 }
 
