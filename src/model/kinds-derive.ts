@@ -7,7 +7,9 @@
  * - a field whose change forces a replace is a property of `$defs.create` absent from `$defs.update`;
  * - a module (`$defs.put`) changes every field with one PUT;
  * - `writeOnly`, `default`, `format: date-time` are standard keywords; `x-tgw` carries the rest
- *   (`ref`, `live`, `secret`, `unordered`, `normalize`, `metadata`, `hint`).
+ *   (`ref`, `live`, `determines`, `secret`, `unordered`, `normalize`, `metadata`, `hint`);
+ * - the response-only fields a field determines are the root of its `live` path and its
+ *   `x-tgw.determines`.
  */
 import type { FieldDescriptor, KindData, ModuleParent, Normalization, Operation } from "./kinds.js";
 import { inlineRefs, type JsonSchema, loadSchemaDocuments } from "./schema-files.js";
@@ -52,6 +54,7 @@ interface KindAnnotation {
 interface FieldAnnotation {
   ref?: string | string[];
   live?: string;
+  determines?: string[];
   secret?: boolean;
   unordered?: boolean;
   normalize?: Normalization;
@@ -60,6 +63,17 @@ interface FieldAnnotation {
 
 const props = (schema: JsonSchema | undefined): Record<string, JsonSchema> =>
   (schema?.properties as Record<string, JsonSchema> | undefined) ?? {};
+
+/**
+ * The response-only fields the server derives from field `name`: where `live` says its value is
+ * shown (`backend.id` -> `backend`, `ip_policies[].id` -> `ip_policies`), and `x-tgw.determines`
+ * for a value computed from it (a backend's `tunnels` from its `labels`).
+ */
+function determinedBy(name: string, x: FieldAnnotation): string[] {
+  const root = x.live?.split(/[.[]/)[0];
+  const out = new Set([...(root && root !== name ? [root] : []), ...(x.determines ?? [])]);
+  return [...out];
+}
 
 function describe(doc: JsonSchema, referencedOnly: boolean): KindData {
   const ann = doc["x-tgw"] as KindAnnotation;
@@ -79,6 +93,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindData {
     const x = (schema["x-tgw"] ?? {}) as FieldAnnotation;
     const items = (schema.items ?? {}) as JsonSchema;
     const mutable = isModule || name in props(update);
+    const determines = determinedBy(name, x);
     return {
       name,
       schema,
@@ -89,6 +104,7 @@ function describe(doc: JsonSchema, referencedOnly: boolean): KindData {
       secret: x.secret === true,
       ...(x.ref ? { ref: Array.isArray(x.ref) ? x.ref : [x.ref] } : {}),
       ...(x.live ? { live: x.live } : {}),
+      ...(determines.length > 0 ? { determines } : {}),
       ...("default" in schema ? { default: schema.default } : {}),
       unordered: x.unordered === true,
       ...(x.normalize ? { normalize: x.normalize } : {}),

@@ -34,6 +34,12 @@ export interface FieldDescriptor {
   ref?: string[];
   /** Where the value is in the response when it differs from the request, e.g. `backend.id` or `ip_policies[].id`. */
   live?: string;
+  /**
+   * Response-only fields whose value the server derives from this field (the root of `live`, e.g.
+   * `backend`, and `x-tgw.determines`, e.g. a backend's `tunnels` from its `labels`): they change
+   * when this field does.
+   */
+  determines?: string[];
   /** The value the server applies when the field is omitted. */
   default?: unknown;
   /** A list whose order the API does not keep. */

@@ -246,9 +246,9 @@ export class TunnelgwProvider {
         diagnostics: [],
       };
     }
-    const { replace } = changedFields(rt, config, prior, priv);
+    const { changed, replace } = changedFields(rt, config, prior, priv);
     return {
-      planned_state: dv(type, plannedState(rt, config, prior, replace.length > 0)),
+      planned_state: dv(type, plannedState(rt, config, prior, replace.length > 0, changed)),
       requires_replace: replace.map((name) => ({ steps: [{ attribute_name: name }] })),
       planned_private: req.prior_private,
       diagnostics: [],

@@ -9,7 +9,8 @@
  * - plan: the configured value of every attribute Terraform lets the provider keep; an omitted
  *   optional+computed field takes its schema default (what the server applies), else the prior value,
  *   else unknown; the changed fields are the engine's diff of config against prior state, and those a
- *   PATCH cannot change require a replace;
+ *   PATCH cannot change require a replace; a response-only attribute derived from a changed field
+ *   (`FieldDescriptor.determines`: `backend` from `backend_id`, `tunnels` from `labels`) is unknown;
  * - read: a field whose live value equals the prior one after normalisation keeps the prior text (so a
  *   header name the server lower-cased never shows as a change); a field that differs takes the live
  *   value (drift);
@@ -127,18 +128,29 @@ function plannedDefault(attr: JsonAttribute, schemaDefault: unknown): TfValue {
   return conform(attributeType(attr), schemaDefault as TfValue);
 }
 
+/** The response-only attributes the server derives from one of the `changed` fields (schemas/ `determines`). */
+function derivedFrom(rt: ResourceType, changed: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const name of changed) for (const d of fieldOf(rt, name)?.determines ?? []) out.add(d);
+  return out;
+}
+
 /**
  * The planned new state. `prior` null: a create. `replace`: the object will be created again, so
- * computed values are unknown.
+ * computed values are unknown. `changed` (an update, from `changedFields`): the response-only
+ * attributes derived from a changed field are unknown too, since the server computes their new value
+ * (keeping the prior one made Terraform report an inconsistent result, issue 27).
  */
 export function plannedState(
   rt: ResourceType,
   config: TfObject,
   prior: TfObject | null,
   replace: boolean,
+  changed: readonly string[] = [],
 ): TfObject {
   const out: TfObject = {};
   const fresh = prior === null || replace;
+  const stale = derivedFrom(rt, changed);
   for (const [name, attr] of Object.entries(rt.attributes)) {
     const field = fieldOf(rt, name);
     const configured = config[name] ?? null;
@@ -147,7 +159,7 @@ export function plannedState(
     else if (attr.optional && configured !== null) out[name] = plannedNested(attr, configured, prior?.[name]);
     else if (field && "default" in field) out[name] = plannedDefault(attr, field.default);
     else if (name === "id" && rt.kind.module) out[name] = moduleId(rt, config) ?? UNKNOWN;
-    else if (!fresh && prior) out[name] = prior[name] ?? null;
+    else if (!fresh && prior && !stale.has(name)) out[name] = prior[name] ?? null;
     else out[name] = UNKNOWN;
   }
   return out;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { createAjv, getKind, schemaKey, specKinds } from "../../src/model/index.js";
+import {
+  createAjv,
+  getKind,
+  inlineRefs,
+  type JsonSchema,
+  loadSchemaDocuments,
+  schemaKey,
+  specKinds,
+} from "../../src/model/index.js";
 
 const ajv = createAjv();
 const validate = (kind: string, def: "create" | "update" | "put" | "response", body: unknown) => {
@@ -214,5 +222,25 @@ describe("kind descriptors", () => {
     ]);
     expect(getKind("api_key").secretPaths).toContainEqual(["token"]);
     expect(getKind("oidc").secretPaths).toContainEqual(["client_secret"]);
+  });
+
+  it("record the response-only fields a field determines: the root of live, and x-tgw.determines", () => {
+    const field = (kind: string, name: string) => getKind(kind).fields.find((f) => f.name === name);
+    expect(field("tls_edge_backend", "backend_id")?.determines).toEqual(["backend"]);
+    expect(field("ip_restriction", "ip_policy_ids")?.determines).toEqual(["ip_policies"]);
+    expect(field("tunnel_group_backend", "labels")?.determines).toEqual(["tunnels"]);
+    expect(field("tunnel_group_backend", "description")?.determines).toBeUndefined();
+    // Each names a property of the response that is not a request field (a typo would be silent).
+    for (const kind of specKinds()) {
+      const doc = loadSchemaDocuments().byId.get(kind.schemaId);
+      const response = (doc?.$defs as Record<string, JsonSchema> | undefined)?.response;
+      const props = Object.keys((response && inlineRefs(response, kind.schemaId).properties) ?? {});
+      for (const f of kind.fields) {
+        for (const d of f.determines ?? []) {
+          expect(props, `${kind.kind}.${f.name} determines ${d}`).toContain(d);
+          expect(kind.fields.map((x) => x.name)).not.toContain(d);
+        }
+      }
+    }
   });
 });

@@ -3,7 +3,7 @@
  * engine's diff, write-only digests, secrets the API leaves out, header names the server lower-cases.
  */
 import { describe, expect, it } from "vitest";
-import type { TfObject } from "../../src/terraform/cty.js";
+import { type TfObject, UNKNOWN } from "../../src/terraform/cty.js";
 import { loadProviderSchema } from "../../src/terraform/schema.js";
 import { attributePath, validateConfig } from "../../src/terraform/validate.js";
 import {
@@ -99,6 +99,28 @@ describe("terraform values", () => {
       {},
     );
     expect(read.token).toBe("tgw_t");
+  });
+
+  it("plans a response-only attribute unknown when the field it derives from changes, else the prior", () => {
+    const rt = type("tunnelgw_tunnel_group_backend");
+    const prior = full(rt, {
+      id: "bkdtg_1",
+      uri: "https://api/backends/tunnel_group/bkdtg_1",
+      created_at: "2026-01-01T00:00:00Z",
+      description: "",
+      metadata: "",
+      labels: { app: "db" },
+      tunnels: [],
+    });
+    const relabel = full(rt, { labels: { app: "web" } });
+    const { changed } = changedFields(rt, relabel, prior, {});
+    expect(changed).toEqual(["labels"]);
+    const planned = plannedState(rt, relabel, prior, false, changed);
+    expect(planned.tunnels).toBe(UNKNOWN);
+    expect(planned).toMatchObject({ id: "bkdtg_1", uri: prior.uri, created_at: prior.created_at });
+    const edited = full(rt, { description: "x", labels: { app: "db" } });
+    const other = plannedState(rt, edited, prior, false, changedFields(rt, edited, prior, {}).changed);
+    expect(other.tunnels).toEqual([]);
   });
 
   it("validates with the messages of tgw validate, at Terraform attribute paths", () => {
