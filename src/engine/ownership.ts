@@ -5,13 +5,16 @@
  * Rules, in order:
  * 1. A module's identity is its path: the desired module at `path` is whatever lives there.
  * 2. A resource recorded in the state whose id still exists is that object (the state is the journal).
+ *    One object goes to one address: of two records holding one id, the address its marker names
+ *    keeps it.
  * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
  *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
  * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
  *    with its own state): one is kept, the others are duplicates, which the plan deletes. Kept: the
  *    one the state records (for an API key, the key whose token this workspace wrote), else the
- *    oldest (`created_at`, then id). An object the state records as the deposed half of an unfinished
- *    replace is not a duplicate.
+ *    oldest (`created_at`, then id) of the address's own kind. An object rule 2 gave to another
+ *    address, or that the state records as the deposed half of an unfinished replace, is not a
+ *    duplicate.
  * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
  *    are orphans: the plan deletes them. A module is an orphan only when the state says tgw set it.
  * 6. State records whose object is gone, or now carries another stack's marker, are forgotten; live
@@ -23,7 +26,7 @@
  * (docs/terraform.md > Ownership).
  */
 import type { DesiredResource, DesiredState } from "../config/desired.js";
-import { fillPath, getKind } from "../model/index.js";
+import { collections, fillPath, getKind } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
 import type { ForeignLineages } from "./action.js";
 import type { LiveObject, LiveState } from "./live.js";
@@ -94,41 +97,62 @@ export function matchOwnership(input: {
   state: StateSnapshot;
 }): Ownership {
   const { desired, resources, live, state } = input;
-  const useMarkers = desired.ownership === "marker";
-  const wanted = new Set(resources.map((r) => r.address));
-  const deposedIds = new Set(
-    Object.values(state.resources)
-      .filter((r) => r.address.endsWith(DEPOSED_SUFFIX))
-      .map((r) => r.id),
-  );
-
-  // Rule 4: one marked object per address; the others are duplicates.
-  const marked = new Map<string, LiveObject[]>();
-  if (useMarkers) {
-    for (const o of live.objects.values()) {
-      if (o.marker?.stack !== desired.stack || deposedIds.has(o.id)) continue;
-      const list = marked.get(o.marker.address) ?? [];
-      list.push(o);
-      marked.set(o.marker.address, list);
-    }
-  }
+  const ctx: Context = {
+    stack: desired.stack,
+    useMarkers: desired.ownership === "marker",
+    live,
+    state,
+    claimed: new Map(),
+  };
+  const { matches, pending } = matchByStateAndPath(ctx, resources);
+  // Rule 4 on what rules 1 and 2 left: an object the state gives to an address is that address's, never
+  // another's duplicate, whatever marker it carries.
+  const marked = markedObjects(ctx);
   const duplicates = splitDuplicates(marked, state);
+  for (const i of pending) matches[i] = matchByMarker(ctx, resources[i] as DesiredResource, marked);
+  const { orphans, forget } = findOrphans(ctx, new Set(resources.map((r) => r.address)), marked);
+  return { matches, orphans, duplicates, forget };
+}
 
-  // An object carrying another stack's marker belongs to that stack (it was imported there): a state
-  // record of this stack pointing at it is stale and is forgotten, never acted on.
-  const ours = (o: LiveObject | undefined): LiveObject | undefined =>
-    o && useMarkers && o.marker && o.marker.stack !== desired.stack ? undefined : o;
+/** What the matching steps share; `claimed` maps each object id taken so far to its address. */
+interface Context {
+  stack: string;
+  useMarkers: boolean;
+  live: LiveState;
+  state: StateSnapshot;
+  claimed: Map<string, string>;
+}
 
-  // One match per resource, at the resource's index: the result keeps the order given.
+/**
+ * An object carrying another stack's marker belongs to that stack (it was imported there): a state
+ * record of this stack pointing at it is stale and is forgotten, never acted on.
+ */
+function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
+  return o && ctx.useMarkers && o.marker && o.marker.stack !== ctx.stack ? undefined : o;
+}
+
+function needsMarker(ctx: Context, obj: LiveObject, address: string): boolean {
+  return ctx.useMarkers && !(obj.marker?.stack === ctx.stack && obj.marker.address === address);
+}
+
+/**
+ * Rules 1 and 2: modules by path, resources by their state record. One object goes to one address:
+ * when two records hold one id, the address its marker names keeps it (else the first in order) and
+ * the others are left for rule 3. Returns a match per resource index, and the indexes left (pending).
+ */
+function matchByStateAndPath(
+  ctx: Context,
+  resources: DesiredResource[],
+): { matches: Match[]; pending: number[] } {
+  const { live, state } = ctx;
   const matches = new Array<Match>(resources.length);
   const pending: number[] = [];
+  const byId = new Map<string, number>();
   const anyDeposed = Object.keys(state.resources).some((a) => a.endsWith(DEPOSED_SUFFIX));
-  // Rules 1 and 2 first, so that rule 3 never takes an object the state gives to another address.
   for (let i = 0; i < resources.length; i++) {
     const resource = resources[i] as DesiredResource;
     const record = state.resources[resource.address];
-    const kind = getKind(resource.kind);
-    if (kind.module) {
+    if (getKind(resource.kind).module) {
       const path = modulePath(resource);
       const obj = live.modules.get(path);
       matches[i] = {
@@ -144,61 +168,102 @@ export function matchOwnership(input: {
     // A replace whose new object may exist already (its old id is recorded as deposed): the marker decides.
     const replacing =
       record !== undefined &&
-      anyDeposed && // without deposed records, no lookup of a made-up address per resource
+      anyDeposed &&
       state.resources[resource.address + DEPOSED_SUFFIX]?.id === record.id;
     const obj =
-      record && record.kind === resource.kind && !replacing ? ours(live.objects.get(record.id)) : undefined;
-    if (obj && obj.kind === resource.kind) {
-      matches[i] = {
-        resource,
-        id: obj.id,
-        live: obj,
-        record,
-        via: "state",
-        needsMarker: needsMarker(obj, resource.address),
-      };
-    } else pending.push(i);
-  }
-  function needsMarker(obj: LiveObject, address: string): boolean {
-    return useMarkers && !(obj.marker?.stack === desired.stack && obj.marker.address === address);
-  }
-  // The objects rules 1 and 2 gave to a resource: rule 3 never takes them, and rule 5 never deletes
-  // them (a renamed address's old marker, or a second record of one id, names an object kept here).
-  const claimed = new Set<string>();
-  for (const m of matches) if (m?.via === "state") claimed.add(m.id as string);
-  for (const i of pending) {
-    const resource = resources[i] as DesiredResource;
-    const record = state.resources[resource.address];
-    const byMarker = marked.get(resource.address)?.[0];
-    const byState = record ? ours(live.objects.get(record.id)) : undefined;
-    if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
-      claimed.add(byMarker.id);
-      matches[i] = matchOf(resource, byMarker, record, "marker", false);
-    } else if (byState && byState.kind === resource.kind && !claimed.has(byState.id)) {
-      claimed.add(byState.id);
-      matches[i] = matchOf(resource, byState, record, "state", needsMarker(byState, resource.address));
-    } else {
-      const other = record ? live.objects.get(record.id)?.marker?.stack : undefined;
-      const takenBy = useMarkers && other !== undefined && other !== desired.stack ? other : undefined;
-      matches[i] = matchOf(resource, undefined, record, "none", false, takenBy);
+      record && record.kind === resource.kind && !replacing
+        ? ours(ctx, live.objects.get(record.id))
+        : undefined;
+    if (!obj || obj.kind !== resource.kind) {
+      pending.push(i);
+      continue;
     }
+    const other = byId.get(obj.id);
+    if (other !== undefined) {
+      // Two records of one id: the marker's address keeps it.
+      if (obj.marker?.address !== resource.address) {
+        pending.push(i);
+        continue;
+      }
+      pending.push(other);
+    }
+    byId.set(obj.id, i);
+    matches[i] = matchOf(resource, obj, record, "state", needsMarker(ctx, obj, resource.address));
   }
+  for (const [id, i] of byId) ctx.claimed.set(id, (resources[i] as DesiredResource).address);
+  pending.sort((a, b) => a - b);
+  return { matches, pending };
+}
 
-  // Rules 5 and 6.
+/**
+ * The live objects carrying this stack's marker, by the address it names (rule 4's input): not the
+ * deposed halves of replaces, nor objects rules 1 and 2 gave to another address. Kinds come first
+ * in each list: objects of the address's own kind before any other (a marker copied by hand).
+ */
+function markedObjects(ctx: Context): Map<string, LiveObject[]> {
+  const marked = new Map<string, LiveObject[]>();
+  if (!ctx.useMarkers) return marked;
+  const deposedIds = new Set(
+    Object.values(ctx.state.resources)
+      .filter((r) => r.address.endsWith(DEPOSED_SUFFIX))
+      .map((r) => r.id),
+  );
+  for (const o of ctx.live.objects.values()) {
+    if (o.marker?.stack !== ctx.stack || deposedIds.has(o.id)) continue;
+    const owner = ctx.claimed.get(o.id);
+    if (owner !== undefined && owner !== o.marker.address) continue;
+    const list = marked.get(o.marker.address) ?? [];
+    list.push(o);
+    marked.set(o.marker.address, list);
+  }
+  const kinds = collections();
+  for (const [address, list] of marked) {
+    const kind = kinds.get(address.slice(0, address.indexOf(".")))?.kind;
+    if (list.length > 1 && kind !== undefined)
+      marked.set(address, [...list.filter((o) => o.kind === kind), ...list.filter((o) => o.kind !== kind)]);
+  }
+  return marked;
+}
+
+/** Rule 3 for a resource rules 1 and 2 left: its marker's object, else its record's, else none. */
+function matchByMarker(ctx: Context, resource: DesiredResource, marked: Map<string, LiveObject[]>): Match {
+  const { live, state, claimed } = ctx;
+  const record = state.resources[resource.address];
+  const byMarker = marked.get(resource.address)?.[0];
+  const byState = record ? ours(ctx, live.objects.get(record.id)) : undefined;
+  if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
+    claimed.set(byMarker.id, resource.address);
+    return matchOf(resource, byMarker, record, "marker", false);
+  }
+  if (byState && byState.kind === resource.kind && !claimed.has(byState.id)) {
+    claimed.set(byState.id, resource.address);
+    return matchOf(resource, byState, record, "state", needsMarker(ctx, byState, resource.address));
+  }
+  const other = record ? live.objects.get(record.id)?.marker?.stack : undefined;
+  const takenBy = ctx.useMarkers && other !== undefined && other !== ctx.stack ? other : undefined;
+  return matchOf(resource, undefined, record, "none", false, takenBy);
+}
+
+/** Rules 5 and 6: owned objects no address keeps are orphans; records of gone objects are forgotten. */
+function findOrphans(
+  ctx: Context,
+  wanted: ReadonlySet<string>,
+  marked: Map<string, LiveObject[]>,
+): { orphans: Orphan[]; forget: string[] } {
+  const { live, state, claimed } = ctx;
   const orphans: Orphan[] = [];
   const forget: string[] = [];
   for (const record of Object.values(state.resources)) {
     if (wanted.has(record.address)) continue;
-    const kind = getKind(record.kind);
-    if (kind.module) {
+    if (getKind(record.kind).module) {
       const obj = live.modules.get(record.id);
       if (obj) orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });
       else if (live.readModules.has(record.id)) forget.push(record.address);
       continue;
     }
-    const obj = ours(live.objects.get(record.id));
+    const obj = ours(ctx, live.objects.get(record.id));
     if (obj && !claimed.has(obj.id)) {
-      claimed.add(obj.id);
+      claimed.set(obj.id, record.address);
       orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });
     } else if (!obj && live.listedKinds.has(record.kind)) forget.push(record.address);
     else if (obj) forget.push(record.address); // the object now belongs to another address
@@ -206,16 +271,18 @@ export function matchOwnership(input: {
   for (const [address, list] of marked) {
     const obj = list[0] as LiveObject;
     if (wanted.has(address) || claimed.has(obj.id)) continue;
-    claimed.add(obj.id);
+    claimed.set(obj.id, address);
     orphans.push({ address, kind: obj.kind, live: obj, via: "marker" });
   }
   orphans.sort((a, b) => a.address.localeCompare(b.address));
-  return { matches, orphans, duplicates, forget: forget.sort() };
+  return { orphans, forget: forget.sort() };
 }
 
 /**
- * Leaves one object per address in `marked` (rule 4) and returns the others as duplicates. Objects of
- * another kind than the kept one (a marker copied by hand) are duplicates too.
+ * Leaves one object per address in `marked` (rule 4) and returns the others as duplicates. Kept: the
+ * object the state records for the address, else the oldest of the address's own kind (each list
+ * holds those first, see markedObjects). Objects of another kind than the kept one (a marker copied
+ * by hand) are duplicates too.
  */
 function splitDuplicates(marked: Map<string, LiveObject[]>, state: StateSnapshot): Duplicate[] {
   const duplicates: Duplicate[] = [];
@@ -223,7 +290,8 @@ function splitDuplicates(marked: Map<string, LiveObject[]>, state: StateSnapshot
     if (list.length < 2) continue;
     const recorded = state.resources[address]?.id;
     const byState = list.find((o) => o.id === recorded);
-    const keep = byState ?? [...list].sort(olderFirst)[0];
+    const sameKind = list.filter((o) => o.kind === (list[0] as LiveObject).kind);
+    const keep = byState ?? [...sameKind].sort(olderFirst)[0];
     if (!keep) continue;
     marked.set(address, [keep]);
     for (const o of list) {

@@ -1,0 +1,66 @@
+/**
+ * Two live objects carrying one address's ownership marker, through the CLI: the object of the
+ * address's own kind is the one kept, even when the other (a marker copied by hand onto an object of
+ * another kind) is older. A working API key is never deleted and replaced by a new one.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../helpers/server.js";
+import { tgw } from "../tgw.js";
+
+let server: TestServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  dir = await mkdtemp(join(tmpdir(), "tgw-dup-"));
+  await writeFile(join(dir, "tgw.yaml"), "stack: dup\napi_keys:\n  a: {description: the key}\n");
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const run = (...args: string[]) =>
+  tgw([...args, "-f", "."], {
+    cwd: dir,
+    server: { url: server.url, token: server.token },
+    env: { CI: "true" },
+  });
+const call = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      "service-version": "2",
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as { id: string } };
+};
+
+it("keeps the key, not an older object of another kind carrying a copy of its marker", async () => {
+  // An older backend whose metadata was copied from the key's marker by hand.
+  const marker = JSON.stringify({ tgw: { address: "api_keys.a", stack: "dup" } });
+  const backend = (await call("POST", "/backends/tunnel_group", { metadata: marker })).body.id;
+  expect((await run("apply", "--auto-approve")).code).toBe(0);
+  const keys = (await call("GET", "/api_keys")).body as unknown as {
+    keys: { id: string; metadata: string }[];
+  };
+  const key = keys.keys.find((k) => k.metadata.includes("api_keys.a"))?.id as string;
+  expect(key).toMatch(/^ak_/);
+
+  // The state is lost: the markers decide.
+  await rm(join(dir, ".tgw", "state.json"));
+  const plan = await run("plan", "--takeover");
+  expect(plan.stdout).toContain(`api_keys.a#duplicate:${backend}`);
+  expect(plan.stdout).not.toContain(`duplicate:${key}`);
+  expect(plan.stdout).not.toMatch(/\+ api_keys\.a /);
+  expect((await run("apply", "--auto-approve", "--takeover")).code).toBe(0);
+  expect((await call("GET", `/api_keys/${key}`)).status).toBe(200);
+  const again = await run("plan", "--detailed-exitcode");
+  expect(again.stdout).toContain("No changes.");
+  expect(again.code).toBe(0);
+});
