@@ -8,6 +8,7 @@ import {
   ApplyFailedError,
   type ChangeOutcome,
   type EngineEvent,
+  type IssuedToken,
   NotConfirmedError,
   type Plan,
   type ReconcileResult,
@@ -20,6 +21,7 @@ import {
   parsePositiveCount,
   safetyOptions,
   targetOptions,
+  tokenCommandOption,
   withApiCheck,
   withConfig,
   withSafety,
@@ -29,7 +31,7 @@ import { color, colorErr, LineOutput, warn } from "./output.js";
 import { readPlanFile } from "./plan-file.js";
 import { partialWarning, writePlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
-import { applySummary, lostTokenWarning, progressLine } from "./render/progress.js";
+import { applySummary, lostTokenWarning, progressLine, runnerTokenWarning } from "./render/progress.js";
 import { type TakeoverFlags, takeoverOptions, withTakeover } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
@@ -190,6 +192,7 @@ export async function runApply(
         ...(replace ? { replace } : {}),
         ...targetOptions(saved ?? opts),
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+        ...tokenCommandOption(),
       },
     });
   } catch (err) {
@@ -206,7 +209,9 @@ export async function runApply(
   }
 
   // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
-  const lostWarning = lostTokenWarning([...lost.values()], opts.json ? colorErr : c);
+  const lostWarning =
+    lostTokenWarning([...lost.values()], opts.json ? colorErr : c) +
+    runnerTokenWarning(result.result?.tokens ?? [], opts.json ? colorErr : c);
   if (opts.json) {
     out.flush();
     process.stderr.write(lostWarning);
@@ -226,7 +231,7 @@ export async function runApply(
 function jsonResult(
   plan: Plan | undefined,
   outcomes: ChangeOutcome[],
-  tokens?: { address: string; id: string; file: string; token: string }[],
+  tokens?: IssuedToken[],
   error?: unknown,
 ) {
   return {

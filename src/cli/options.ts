@@ -141,3 +141,12 @@ export function withLocation(cmd: Command): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     );
 }
+
+/** Environment variable naming the token command (docs/ci.md > Tokens). */
+export const TOKEN_COMMAND_ENV = "TGW_TOKEN_COMMAND";
+
+/** The `tokenCommand` reconcile option from `TGW_TOKEN_COMMAND`, when set. */
+export function tokenCommandOption(env: NodeJS.ProcessEnv = process.env): { tokenCommand?: string } {
+  const command = env[TOKEN_COMMAND_ENV]?.trim();
+  return command ? { tokenCommand: command } : {};
+}

@@ -35,6 +35,8 @@ export interface ResourceOptions {
   prevent_destroy: boolean;
   /** API keys only: where to write the token returned at creation (mode 0600). */
   token_file?: string;
+  /** API keys only: the token is kept outside tgw; a missing token file is not a lost token. */
+  token_kept_elsewhere?: boolean;
 }
 
 /** One managed object of desired state: a resource of a collection, or a module. */

@@ -1,7 +1,8 @@
 /**
  * Reconciler options: per-resource settings written next to the API fields that are not sent to the
  * API (DesiredResource.options). `prevent_destroy` applies to every resource and module;
- * `token_file` to API keys, whose token the API returns once (docs/design.md section 3.4).
+ * `token_file` and `token_kept_elsewhere` to API keys, whose token the API returns once (docs/design.md
+ * section 3.4).
  */
 import { join, resolve, sep } from "node:path";
 import type { ResourceOptions } from "./desired.js";
@@ -31,6 +32,13 @@ export const RESOURCE_OPTIONS: readonly OptionSpec[] = [
     kinds: ["api_key"],
     description:
       "tgw option, not sent to the API: where to write the token returned when the key is created (mode 0600), relative to this file. Default: .tgw/secrets/<name>.token under the configuration directory.",
+  },
+  {
+    name: "token_kept_elsewhere",
+    type: "boolean",
+    kinds: ["api_key"],
+    description:
+      "tgw option, not sent to the API: the key's token is kept outside tgw (an imported key, or a token handed over by hand), so tgw never reports it lost when its token file is missing. Default false.",
   },
 ];
 
@@ -87,7 +95,8 @@ export function readOptions(entries: MapEntry[], ctx: OptionsContext): ResourceO
         ctx.problems.add(value.pos, path, `must be true or false (got ${describeNode(value)})`);
         continue;
       }
-      options.prevent_destroy = v;
+      if (spec.name === "token_kept_elsewhere") options.token_kept_elsewhere = v;
+      else options.prevent_destroy = v;
     } else {
       if (typeof v !== "string") {
         ctx.problems.add(value.pos, path, `must be a file path (got ${describeNode(value)})`);

@@ -47,6 +47,8 @@ export interface ApplyOptions {
   now?: () => Date;
   /** Sending a create again once it is proven not to have happened; default `DEFAULT_CREATE_RETRY`. */
   createRetry?: CreateRetry;
+  /** Hand new API keys' tokens to this command instead of their files (./token-command.ts). */
+  tokenCommand?: string;
 }
 
 /** What an apply did. */
@@ -79,6 +81,7 @@ export async function applyPlan(
     tokens: [],
     createRetry: options.createRetry ?? DEFAULT_CREATE_RETRY,
     signal: options.signal,
+    tokenCommand: options.tokenCommand,
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);

@@ -28,6 +28,8 @@ export type EngineEvent =
    */
   | { type: "create_retrying"; address: string; attempt: number }
   | { type: "token_written"; address: string; path: string }
+  /** An API key's token was handed to the token command (./token-command.ts). */
+  | { type: "token_delivered"; address: string }
   | { type: "state_written"; serial: number }
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
   | { type: "token_saved"; address: string }

@@ -14,11 +14,13 @@
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
  */
+import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
+import type { TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
 import type { EventHandler } from "./events.js";
@@ -29,14 +31,15 @@ import { buildRecord, deposedRecord } from "./records.js";
 import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
+import { runTokenCommand } from "./token-command.js";
 import { configuredTokenFile, tokenFilePath, writeTokenFile } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
 export interface IssuedToken {
   address: string;
   id: string;
-  /** Absolute path of the token file it was written to. */
-  file: string;
+  /** Absolute path of the token file it was written to; absent when the token command took it. */
+  file?: string;
   token: string;
 }
 
@@ -70,6 +73,8 @@ export interface ApplyContext {
   createRetry: CreateRetry;
   /** Once aborted, a create is not sent again (backoffs end early). */
   signal?: AbortSignal | undefined;
+  /** The token command new API keys' tokens are handed to instead of their files (./token-command.ts). */
+  tokenCommand?: string | undefined;
 }
 
 /**
@@ -133,12 +138,12 @@ async function createObject(
   const created = outcome.created;
   const id = String(created.id);
   if (c.tokenFile) callsDone();
-  const tokenError = await keepToken(ctx, c, resource, id, created.token);
-  await recordResult(ctx, kind, resource, id, fields, values);
+  const kept = await keepToken(ctx, c, resource, id, created.token);
+  await recordResult(ctx, kind, resource, id, fields, values, kept.delivered);
   ctx.ids.set(c.address, id);
-  if (tokenError !== undefined) {
+  if (kept.error !== undefined) {
     throw new Error(
-      `created ${id}, but its token could not be written to ${c.tokenFile}: ${(tokenError as Error).message}; the token is lost (delete the key and apply again for a new one)`,
+      `created ${id}, but its token could not be written to ${c.tokenFile}: ${(kept.error as Error).message}; the token is lost (delete the key and apply again for a new one)`,
     );
   }
   return id;
@@ -184,25 +189,42 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   return id;
 }
 
-/** Writes an API key's token to its file; returns the error if that failed (the key exists anyway). */
+/**
+ * Hands an API key's token to the token command, or writes it to its file (also when the command
+ * failed: the token is not lost). Returns where it went, or the error of the file write (the key
+ * exists anyway).
+ */
 async function keepToken(
   ctx: ApplyContext,
   c: Change,
   resource: DesiredResource,
   id: string,
   token: unknown,
-): Promise<unknown> {
-  if (!c.tokenFile || typeof token !== "string") return undefined;
+): Promise<{ delivered?: TokenDelivery; error?: unknown }> {
+  if (!c.tokenFile || typeof token !== "string") return {};
+  if (ctx.tokenCommand) {
+    try {
+      await runTokenCommand(ctx.tokenCommand, { address: c.address, id, stack: ctx.desired.stack }, token);
+      ctx.tokens.push({ address: c.address, id, token });
+      ctx.emit({ type: "token_delivered", address: c.address });
+      return { delivered: { to: "command" } };
+    } catch (err) {
+      ctx.emit({
+        type: "warning",
+        message: `${c.address}: ${(err as Error).message}; its token is written to ${c.tokenFile} instead`,
+      });
+    }
+  }
   // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
   const file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
   try {
     await writeTokenFile(file, token);
   } catch (err) {
-    return err;
+    return { error: err };
   }
   ctx.tokens.push({ address: c.address, id, file, token });
   ctx.emit({ type: "token_written", address: c.address, path: file });
-  return undefined;
+  return { delivered: { to: "file", host: hostname() } };
 }
 
 /** Records `resource` as object `id` (`values`: its comparable values when known, see buildRecord). */
@@ -213,8 +235,13 @@ async function recordResult(
   id: string,
   fields: Record<string, unknown>,
   values?: Values,
+  delivered?: TokenDelivery,
 ): Promise<string> {
   const record = buildRecord(kind, resource, id, fields, ctx.now(), values);
+  // Where the token went is known at the create only: later records of the same object keep it.
+  const before = ctx.journal.records[resource.address];
+  const tokenDelivered = delivered ?? (before?.id === id ? before.tokenDelivered : undefined);
+  if (tokenDelivered) record.tokenDelivered = tokenDelivered;
   // A result nobody waits for is noted without a promise of its own (10,000 per large apply).
   if (waitsForState(ctx)) await ctx.journal.set(record);
   else ctx.journal.note(record);

@@ -50,6 +50,11 @@ export interface ReconcileOptions extends SafetyOptions {
    * its ownership markers carry, so its objects are recovered as its own, not another workspace's.
    */
   restartLineage?: string;
+  /**
+   * Hand each new API key's token to this shell command (stdin) instead of writing its token file:
+   * `TGW_TOKEN_COMMAND` (docs/ci.md > Tokens; ./token-command.ts).
+   */
+  tokenCommand?: string;
   /** `plan` stops after the safety checks; `apply` (default) applies. */
   mode?: "plan" | "apply";
   /** Plan the deletion of everything the stack owns (`tgw destroy`). */
@@ -197,8 +202,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     return plan;
   };
 
-  const reportLostTokens = async (plan: Plan, recovered?: ReadonlyMap<string, string>) => {
-    for (const t of await lostTokens(plan, desired, recovered)) emit({ type: "token_lost", ...t });
+  const reportLostTokens = async (
+    plan: Plan,
+    state: StateSnapshot,
+    recovered?: ReadonlyMap<string, string>,
+  ) => {
+    for (const t of await lostTokens(plan, desired, recovered, state.resources))
+      emit({ type: "token_lost", ...t });
   };
 
   if (options.replace) checkReplaceAddresses(desired, options.replace);
@@ -215,7 +225,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     let plan = await planOnce(state);
     const apply = () => needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
     if (mode === "plan" || !apply()) {
-      await reportLostTokens(plan);
+      await reportLostTokens(plan, state);
       return { plan, applied: false, state };
     }
     signal?.throwIfAborted();
@@ -229,7 +239,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
         state = now;
         plan = await planOnce(state);
         if (!apply()) {
-          await reportLostTokens(plan);
+          await reportLostTokens(plan, state);
           return { plan, applied: false, state };
         }
       }
@@ -259,13 +269,14 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
       ...(options.createRetry ? { createRetry: options.createRetry } : {}),
+      ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
       onEvent: (e) => {
         if (e.type === "create_recovered") recovered.set(e.address, e.id);
         emit(e);
       },
     });
     await moveTokenFiles(plan, desired);
-    await reportLostTokens(plan, recovered);
+    await reportLostTokens(plan, state, recovered);
     // Made when read (watch reads it; the CLI does not): a copy of every record.
     let after: StateSnapshot | undefined;
     return {

@@ -5,10 +5,12 @@
  * the plan or logs.
  */
 import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DesiredResource, DesiredState } from "../config/desired.js";
 import { defaultTokenFile } from "../config/options.js";
 import { processIsAlive } from "../state/lock-info.js";
+import type { StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { returnsToken } from "./plan.js";
 import { TokenWriter } from "./token-writer.js";
@@ -201,6 +203,7 @@ export async function lostTokens(
   plan: Plan,
   desired: DesiredState,
   recovered: ReadonlyMap<string, string> = new Map(),
+  records: Readonly<Record<string, StateRecord>> = {},
 ): Promise<LostToken[]> {
   // Made at the first key that may have lost its token: none in a plan of creates.
   let resources: Map<string, DesiredResource> | undefined;
@@ -228,7 +231,7 @@ export async function lostTokens(
     if (id === undefined && !kept) continue;
     resources ??= new Map(desired.resources.map((r) => [r.address, r]));
     const r = resources.get(c.address);
-    if (!r) continue;
+    if (!r || (id === undefined && deliveredElsewhere(r, records[c.address]))) continue;
     const configured = configuredTokenFile(r);
     if (
       id === undefined &&
@@ -242,6 +245,17 @@ export async function lostTokens(
       lost.push({ address: c.address, id, file: shownTokenFile(configured, desired.configDir) });
   }
   return lost;
+}
+
+/**
+ * True when a kept key's token is not this machine's to hold: the key says it is kept elsewhere, or
+ * the state records that its token went to the token command, or to a file on another machine (a CI
+ * runner, another checkout): its missing file here is not a lost token.
+ */
+function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined): boolean {
+  if (r.options.token_kept_elsewhere) return true;
+  const delivered = record?.tokenDelivered;
+  return delivered?.to === "command" || (delivered?.to === "file" && delivered.host !== hostname());
 }
 
 /**

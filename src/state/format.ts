@@ -126,6 +126,9 @@ export function orderedRecord(r: StateRecord): StateRecord {
     out.writeOnly = writeOnly;
   }
   if (r.dependsOn !== undefined) out.dependsOn = [...r.dependsOn].sort(byCodePoint);
+  const delivered = r.tokenDelivered;
+  if (delivered)
+    out.tokenDelivered = { to: delivered.to, ...(delivered.host ? { host: delivered.host } : {}) };
   out.appliedAt = r.appliedAt;
   return out;
 }

@@ -43,6 +43,12 @@ export const stateSchema = {
         fingerprint: { $ref: "#/$defs/digest" },
         writeOnly: { type: "object", additionalProperties: { $ref: "#/$defs/digest" } },
         dependsOn: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
+        tokenDelivered: {
+          type: "object",
+          required: ["to"],
+          additionalProperties: false,
+          properties: { to: { enum: ["file", "command"] }, host: { type: "string", minLength: 1 } },
+        },
         appliedAt: { type: "string", format: "date-time" },
       },
     },

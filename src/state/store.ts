@@ -24,8 +24,21 @@ export interface StateRecord {
   writeOnly?: Record<string, string>;
   /** Addresses this one referred to when last applied (orders deletes of removed resources). */
   dependsOn?: string[];
+  /**
+   * Where an API key's token was delivered when tgw created the key (never the token): `file` on
+   * `host` (its token file), or `command` (the token command, docs/ci.md). A key without it (imported,
+   * recovered, or created before tgw recorded it) has no known token.
+   */
+  tokenDelivered?: TokenDelivery;
   /** RFC 3339 time of the last create / update / put. */
   appliedAt: string;
+}
+
+/** Where a created key's token went (see `StateRecord.tokenDelivered`). */
+export interface TokenDelivery {
+  to: "file" | "command";
+  /** The machine whose file received it (`os.hostname()`); for `file` only. */
+  host?: string;
 }
 
 /**

@@ -45,6 +45,8 @@ export interface EngineDepsOptions {
   openStore?: (stack: string) => StateStore;
   /** Revision (Git commit) of the configuration being reconciled, recorded with the state. */
   revision?: () => string | undefined;
+  /** The token command new API keys' tokens are handed to (`TGW_TOKEN_COMMAND`, docs/ci.md > Tokens). */
+  tokenCommand?: string;
 }
 
 /** Builds the `WatchDeps` that load with the config layer and reconcile with the engine. */
@@ -128,7 +130,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
         } else if (e.type === "token_lost") {
           opts.emit({
             type: "warning",
-            message: `the token of ${e.address} (${e.id}) is lost: its token file ${e.file} does not exist; tgw apply --replace ${e.address} issues a new key`,
+            message: `the token of ${e.address} (${e.id}) is not on this machine: its token file ${e.file} does not hold it (if it is kept elsewhere, add token_kept_elsewhere: true to the key; docs/plan.md > Lost tokens)`,
           });
         } else if (e.type === "lock_waiting") {
           opts.emit({ type: "waiting_for_lock", run, location: e.location });
@@ -157,6 +159,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
               ? { restartLineage: versions.get(desired.stack)?.lineage as string }
               : {}),
             ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
+            ...(opts.tokenCommand ? { tokenCommand: opts.tokenCommand } : {}),
             ...opts.safety,
             readLive,
             // A plan from a partial read is applied only if it calls no object it did not read again.

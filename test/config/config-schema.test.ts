@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateConfigSchema } from "../../scripts/gen-config-schema.js";
+import { RESOURCE_OPTIONS } from "../../src/config/options.js";
 import { createAjv } from "../../src/model/index.js";
 
 const path = new URL("../../schemas/config.schema.json", import.meta.url);
@@ -18,7 +19,7 @@ describe("schemas/config.schema.json", () => {
   });
 
   it("refers to the kind schemas for every API field instead of copying them", () => {
-    const options = new Set(["prevent_destroy", "token_file"]);
+    const options = new Set<string>(RESOURCE_OPTIONS.map((o) => o.name));
     for (const [name, def] of Object.entries(schema.$defs)) {
       if (!def.properties) continue;
       for (const [field, fieldSchema] of Object.entries(def.properties)) {

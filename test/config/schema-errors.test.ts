@@ -18,7 +18,7 @@ describe("YAML itself", () => {
       }),
     ).toEqual([
       expect.stringMatching(/^a\.yaml:3:\d+: YAML syntax error: /),
-      "b.yaml:3:5: api_keys.two.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy or token_file",
+      "b.yaml:3:5: api_keys.two.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy, token_file or token_kept_elsewhere",
     ]);
   });
 

@@ -45,7 +45,7 @@ const broken = {
   ),
 };
 const brokenLines = [
-  "a.yaml:3:5: api_keys.ci.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy or token_file",
+  "a.yaml:3:5: api_keys.ci.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy, token_file or token_kept_elsewhere",
   "a.yaml:7:29: edges.tls.edgtls_1.backend.backend_id: ${ref:tunnel_group_backends.web}: no tunnel group backend named web in the configuration",
   "a.yaml:8:48: edges.tls.edgtls_1.mutual_tls.certificate_authority_ids[0]: environment variable CA_ID is not set",
 ];

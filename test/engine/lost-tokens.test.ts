@@ -53,7 +53,7 @@ describe("lost tokens", () => {
         yellow: (s: string) => s,
         bold: (s: string) => s,
       } as never),
-    ).toContain("Issue a new key and token with: tgw apply --replace api_keys.ci");
+    ).toContain("add token_kept_elsewhere: true to the key");
   });
 
   it("an empty token file of a key adopted through its marker (a kill between its creation and the write) is a lost token", async () => {

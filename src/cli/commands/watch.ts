@@ -31,6 +31,7 @@ import {
   parsePositiveCount,
   type SafetyFlags,
   safetyOptions,
+  tokenCommandOption,
   withConfig,
   withSafety,
 } from "../options.js";
@@ -215,6 +216,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
       emit,
       ...(openStore === undefined ? {} : { openStore }),
       revision: () => git?.loaded,
+      ...tokenCommandOption(),
     });
     const deps = git ? git.wrap(engine) : engine;
     const newLoop = () =>

@@ -50,6 +50,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":
       return `${event.address}: token written to ${shownTokenFile(event.path, process.cwd())} (mode 0600)`;
+    case "token_delivered":
+      return `${event.address}: token handed to the token command (TGW_TOKEN_COMMAND)`;
     default:
       return undefined;
   }
@@ -77,7 +79,22 @@ export function lostTokenWarning(
   if (lost.length === 0) return "";
   const lines = lost.map(
     (t) =>
-      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is lost: the key exists, its token file ${t.file} does not hold it, and the API shows a token only once.\n  Issue a new key and token with: tgw apply --replace ${t.address}`,
+      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is not on this machine: its token file ${t.file} does not hold it, and the API shows a token only once.\n  If the token is kept elsewhere (an imported key), add token_kept_elsewhere: true to the key; see docs/plan.md > Lost tokens.`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Under `CI=true`, tokens written to files on the runner, which CI throws away with them: say where
+ * tokens should go instead (the token command, docs/ci.md > Tokens). Empty otherwise.
+ */
+export function runnerTokenWarning(
+  tokens: readonly { address: string; file?: string }[],
+  c: Colors,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const written = tokens.filter((t) => t.file !== undefined);
+  if (env.CI !== "true" || written.length === 0) return "";
+  const names = written.map((t) => t.address).join(", ");
+  return `${c.yellow(c.bold("Warning:"))} ${written.length === 1 ? "a new token was" : `${written.length} new tokens were`} written to files on this CI runner (${names}), which go with it: set TGW_TOKEN_COMMAND to hand tokens to a secret store (docs/ci.md > Tokens).\n`;
 }
