@@ -57,8 +57,11 @@ export function parseRateLimit(text: string): RateLimitConfig {
   return { limit, windowMs, text: text.trim() };
 }
 
-/** What an injected fault does: answer a status, or drop the connection without answer. */
-export type FaultOutcome = 500 | 503 | 429 | "drop";
+/**
+ * What an injected fault does: answer a status, drop the connection without answer (nothing
+ * processed), or `lost`: process the request, then close the connection instead of answering.
+ */
+export type FaultOutcome = 500 | 503 | 429 | "drop" | "lost";
 
 /** Fault injection settings. */
 export interface FaultConfig {
@@ -71,8 +74,8 @@ export interface FaultConfig {
 }
 
 /**
- * Parses `500=0.1,503=0.05,429=0.05,drop=0.02[,seed=42][,retry_after=1]`: outcomes 500, 503, 429 and
- * drop with probabilities in 0..1 whose sum is at most 1.
+ * Parses `500=0.1,503=0.05,429=0.05,drop=0.02,lost=0.02[,seed=42][,retry_after=1]`: outcomes 500,
+ * 503, 429, drop and lost with probabilities in 0..1 whose sum is at most 1.
  * @throws UsageError naming the bad entry
  */
 export function parseFaults(text: string): FaultConfig {
@@ -94,14 +97,16 @@ export function parseFaults(text: string): FaultConfig {
     } else if (key === "retry_after") {
       if (!Number.isInteger(n) || n < 0) throw fail("retry_after must be a whole number of seconds");
       config.retryAfterSeconds = n;
-    } else if (key === "500" || key === "503" || key === "429" || key === "drop") {
+    } else if (key === "500" || key === "503" || key === "429" || key === "drop" || key === "lost") {
       if (n < 0 || n > 1) throw fail(`probability of ${key} must be in 0..1`);
       config.rules.push({
-        outcome: key === "drop" ? "drop" : (Number(key) as 500 | 503 | 429),
+        outcome: key === "drop" || key === "lost" ? key : (Number(key) as 500 | 503 | 429),
         probability: n,
       });
     } else {
-      throw fail(`unknown fault ${JSON.stringify(key)} (known: 500, 503, 429, drop, seed, retry_after)`);
+      throw fail(
+        `unknown fault ${JSON.stringify(key)} (known: 500, 503, 429, drop, lost, seed, retry_after)`,
+      );
     }
   }
   const total = config.rules.reduce((s, r) => s + r.probability, 0);

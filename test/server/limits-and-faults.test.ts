@@ -1,7 +1,7 @@
 /**
  * Rate limit per API key (429 with Retry-After, not processed) and fault injection (the configured
  * failures, answered before anything is processed; drop closes the connection; reproducible with a
- * seed; debug endpoints exempt) (docs/design.md section 5).
+ * seed; debug endpoints exempt; lost processes the request and closes instead of answering) (docs/design.md section 5).
  */
 import { afterAll, describe, expect, test } from "vitest";
 import { ApiClient, NetworkError } from "../../src/client/index.js";
@@ -128,5 +128,19 @@ describe("fault injection", () => {
       await client.close();
     }
     expect(server.requests).toEqual([{ method: "GET", path: "/ip_policies", status: 0 }]);
+  });
+
+  test("lost=1: the request is processed, then the connection closes without the answer", async () => {
+    const server = await start({ faults: "lost=1" });
+    const client = new ApiClient({ baseUrl: server.url, apiKey: server.token, retry: { retries: 0 } });
+    try {
+      const err = await client.post("/ip_policies", { description: "lost" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NetworkError);
+      expect((err as NetworkError).mayHaveBeenCreated).toBe(true);
+    } finally {
+      await client.close();
+    }
+    // Processed: recorded with the status it would have answered (a drop is recorded with 0).
+    expect(server.requests).toEqual([{ method: "POST", path: "/ip_policies", status: 201 }]);
   });
 });

@@ -3,8 +3,10 @@
  * answered 500, 503 or 429 (with `Retry-After`), or dropped (the socket is destroyed without an
  * answer). The decision is taken when the request arrives, BEFORE authentication and before anything
  * is processed: an injected 429, 500 or 503 changed nothing, and neither did a drop. Clients rely on
- * a 429 meaning "not processed". Debug routes are never subject to faults. With a seed the sequence
- * of faults is reproducible.
+ * a 429 meaning "not processed". The one exception is `lost`: the request is processed as usual and
+ * its answer is never sent (the socket is destroyed when the answer would be written), the failure
+ * that leaves a created object its client never heard of. Debug routes are never subject to faults.
+ * With a seed the sequence of faults is reproducible.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -32,6 +34,11 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
   const config = opts.faults;
   if (config === undefined || config.rules.length === 0) return;
   const random = seeded(config.seed ?? Date.now());
+  // Requests to process whose answer is then lost: marked here, cut off in the send step.
+  const lost = new WeakSet<object>();
+  app.sendSteps.push((request) => {
+    if (lost.has(request)) request.raw.socket.destroy();
+  });
   app.requestChecks.push((request, reply) => {
     if (request.debugRoute) return;
     const draw = random();
@@ -41,6 +48,10 @@ async function faultsPlugin(app: FastifyInstance, opts: FaultsPluginOptions): Pr
       return draw < acc;
     });
     if (rule === undefined) return;
+    if (rule.outcome === "lost") {
+      lost.add(request);
+      return;
+    }
     if (rule.outcome === "drop") {
       reply.hijack();
       request.raw.socket.destroy();
