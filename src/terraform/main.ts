@@ -1,7 +1,7 @@
 /**
  * Entry point of terraform-provider-tunnelgw (the executable Terraform starts; see ./install.ts for the
  * wrapper). Run by hand, it explains that Terraform starts it; started by Terraform, it prints the
- * go-plugin handshake line and serves until Terraform asks it to shut down.
+ * go-plugin handshake line and serves until Terraform asks it to shut down, or Terraform is gone.
  */
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, servePlugin } from "./plugin-server.js";
 import { TunnelgwProvider } from "./provider.js";
@@ -14,5 +14,13 @@ if (process.env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
 }
 const server = await servePlugin(new TunnelgwProvider().handlers());
 process.stdout.write(`${server.handshake}\n`);
+// Terraform ends its providers with Shutdown or a kill; when Terraform itself is killed (SIGKILL, a
+// crash) neither comes, and a provider left serving outlives it for good (issue 27, defect 4). The
+// wrapper execs Node, so the parent is Terraform: once it is gone (re-parented), exit. Polled, as
+// stdin is Terraform's own and stays open while whatever started Terraform holds it.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void server.stop(true).finally(() => process.exit(1));
+}, 250).unref();
 await server.stopped;
 process.exit(0);

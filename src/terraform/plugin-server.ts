@@ -32,7 +32,8 @@ export interface PluginServer {
   handshake: string;
   /** Resolves when Terraform asked to shut down (or `stop` was called). */
   stopped: Promise<void>;
-  stop(): Promise<void>;
+  /** Stops serving; `force`: cancels calls in flight instead of waiting for them. */
+  stop(force?: boolean): Promise<void>;
 }
 
 /**
@@ -52,8 +53,9 @@ export async function servePlugin(
   });
   const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), "tgw-plugin-"));
   const socket = join(dir, "plugin.sock");
-  const stop = async () => {
-    await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+  const stop = async (force = false) => {
+    if (force) server.forceShutdown();
+    else await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
     resolveStopped();
   };

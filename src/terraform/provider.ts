@@ -4,13 +4,18 @@
  * the engine's normalisation and diff) and the API through src/client, and answers with diagnostics
  * instead of throwing. API errors show code and message (`describeError`), never a stack trace.
  *
- * Ownership: objects created here carry the marker `{"tgw": {"stack": "terraform:<stack>", "address":
- * "<resource type>"}}` (provider `stack`, default the Terraform working directory's name), unless the
- * provider's `ownership` is `state-only`.
+ * Ownership (./identity.ts): objects created here carry the marker `{"tgw": {"stack":
+ * "terraform:<stack>/<workspace>", "address": "<type>#<digest of the arguments>", "lineage": "<create
+ * id>"}}`, unless the provider's `ownership` is `state-only`. A create first adopts an object of its
+ * own marker that no resource of this run holds (the orphan of a lost answer or a killed apply), and
+ * a POST whose outcome is unknown is followed by a look for its create id before it is sent again.
+ *
+ * Modules: a module's identity is its path. A create over a module that is already set is refused
+ * (import it), and two resources on one path are refused when the plan meets the second.
  */
-import { basename } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type * as grpc from "@grpc/grpc-js";
-import { type Api, ApiClient, ApiError, defaultBudgetDir } from "../client/index.js";
+import { type Api, ApiClient, ApiError, defaultBudgetDir, NetworkError } from "../client/index.js";
 import { objectPath } from "../engine/apply.js";
 import { describeError } from "../engine/errors.js";
 import { liveMetadataOf } from "../engine/live.js";
@@ -18,9 +23,9 @@ import { createBody, patchBody, putBody } from "../engine/requests.js";
 import {
   getKind,
   isTerraformMarker,
+  type KindDescriptor,
   kindOfId,
   type OwnershipMarker,
-  TERRAFORM_STACK_PREFIX,
 } from "../model/index.js";
 import {
   type CtyType,
@@ -31,6 +36,13 @@ import {
   type TfValue,
   valueFromJson,
 } from "./cty.js";
+import {
+  createMarker,
+  defaultStack,
+  markerStack,
+  placeholderMarker,
+  terraformWorkspace,
+} from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
 import {
   blockType,
@@ -81,21 +93,36 @@ export interface ProviderOptions {
   /** How ReadResource reads: `list` (default) or `get`; default from `TGW_TERRAFORM_REFRESH`. */
   refresh?: RefreshMode;
   env?: NodeJS.ProcessEnv;
+  /** The Terraform working directory (default `process.cwd()`). */
+  cwd?: string;
 }
+
+/** How often a create whose outcome is unknown is looked for, then sent again. */
+const CREATE_RECOVERY = { attempts: 4, delayMs: 300 };
 
 /** The provider service: handlers by RPC name. */
 export class TunnelgwProvider {
   readonly #schema: ProviderSchema;
   readonly #env: NodeJS.ProcessEnv;
   readonly #refresh: RefreshMode;
+  readonly #cwd: string;
   #api: Api | undefined;
   #cache: ListCache | undefined;
+  /** The marker stack, `terraform:<stack>/<workspace>`. */
   #stack = "";
   #markers = true;
+  /**
+   * Ids that resources of this run hold (their prior state, or created and adopted here): never
+   * adopted by another create. (Terraform runs a process per walk, so this is one plan or apply.)
+   */
+  readonly #held = new Set<string>();
+  /** Module paths planned in this walk: a second resource on one path is refused. */
+  readonly #plannedModules = new Set<string>();
 
   constructor(options: ProviderOptions = {}) {
     this.#schema = loadProviderSchema();
     this.#env = options.env ?? process.env;
+    this.#cwd = options.cwd ?? process.cwd();
     this.#refresh = options.refresh ?? (this.#env.TGW_TERRAFORM_REFRESH === "get" ? "get" : "list");
   }
 
@@ -150,21 +177,19 @@ export class TunnelgwProvider {
     return blockType({ attributes: rt.attributes });
   }
 
-  #marker(rt: ResourceType): OwnershipMarker | undefined {
-    return this.#markers
-      ? { stack: `${TERRAFORM_STACK_PREFIX}${this.#stack}`, address: rt.typeName }
-      : undefined;
+  /** The marker a PATCH of `id` rewrites into metadata: the one it carries (its identity stays). */
+  async #patchMarker(kind: KindDescriptor, id: string, rt: ResourceType, config: TfObject) {
+    if (!this.#markers) return undefined;
+    const live = await this.#client().cache.read(kind.kind, id);
+    const marker = live ? liveMetadataOf(kind, live)?.marker : undefined;
+    return marker && marker.stack === this.#stack ? marker : createMarker(this.#stack, rt, config);
   }
 
   async #validateResource(req: Request) {
     const rt = this.#type(req.type_name);
     const config = asObject(decodeDv(req.config));
     if (!config) return { diagnostics: [] };
-    const marker = {
-      stack: `${TERRAFORM_STACK_PREFIX}${this.#stack || "x".repeat(64)}`,
-      address: rt.typeName,
-    };
-    const problems = validateConfig(rt, config, marker);
+    const problems = validateConfig(rt, config, placeholderMarker(rt));
     return {
       diagnostics: problems.map((p) =>
         error(`Invalid ${p.path.join(".")}`, p.message, attributePath(rt.attributes, p.path)),
@@ -200,7 +225,10 @@ export class TunnelgwProvider {
     }
     if (diagnostics.length > 0 || !url || !key) return { diagnostics };
     this.#markers = ownership === "marker";
-    this.#stack = str(config.stack) ?? (basename(process.cwd()) || "default");
+    this.#stack = markerStack(
+      str(config.stack) ?? defaultStack(this.#cwd),
+      terraformWorkspace(this.#cwd, this.#env),
+    );
     try {
       this.#api = new ApiClient({ baseUrl: url, apiKey: key, budgetDir: defaultBudgetDir() });
     } catch (err) {
@@ -220,6 +248,7 @@ export class TunnelgwProvider {
     const type = this.#ctyOf(rt);
     const state = asObject(decodeDv(req.current_state));
     if (!state || typeof state.id !== "string") return { new_state: req.current_state, diagnostics: [] };
+    this.#held.add(state.id);
     const priv = readPrivate(req.private as Uint8Array | undefined);
     const raw = await this.#client().cache.read(rt.kind.kind, state.id);
     // Gone (404 or absent from a complete list): Terraform removes it from state and plans a create.
@@ -238,7 +267,12 @@ export class TunnelgwProvider {
     if (!proposed) return { planned_state: req.proposed_new_state, requires_replace: [], diagnostics: [] };
     const config = asObject(decodeDv(req.config)) ?? {};
     const prior = asObject(decodeDv(req.prior_state));
+    if (typeof prior?.id === "string") this.#held.add(prior.id);
     const priv = readPrivate(req.prior_private as Uint8Array | undefined);
+    if (rt.kind.module) {
+      const refused = await this.#planModule(rt, config, prior);
+      if (refused) return { diagnostics: [refused] };
+    }
     if (!prior) {
       return {
         planned_state: dv(type, plannedState(rt, config, null, false)),
@@ -264,6 +298,7 @@ export class TunnelgwProvider {
     const config = asObject(decodeDv(req.config)) ?? {};
     const priv = readPrivate(req.planned_private as Uint8Array | undefined);
     const kind = rt.kind;
+    if (typeof prior?.id === "string") this.#held.add(prior.id);
     try {
       if (!planned) {
         if (prior && typeof prior.id === "string") await this.#delete(rt, prior.id);
@@ -275,17 +310,17 @@ export class TunnelgwProvider {
       let id: string;
       if (kind.module) {
         id = moduleId(rt, config) as string;
+        // Right before the PUT: the plan's look may be older than a module set meanwhile.
+        if (!prior && (await cache.read(kind.kind, id))) return { diagnostics: [moduleExists(rt, id)] };
         const changed = prior ? changedFields(rt, config, prior, priv).changed : ["*"];
         raw =
           changed.length > 0
             ? await api.put<Record<string, unknown>>(id, putBody(kind, address, fields))
             : ((await cache.read(kind.kind, id)) ?? {});
       } else if (!prior) {
-        raw = await api.post<Record<string, unknown>>(
-          kind.path,
-          createBody(kind, address, fields, this.#marker(rt)),
-        );
+        raw = await this.#create(rt, config, fields);
         id = String(raw.id);
+        this.#held.add(id);
       } else {
         id = String(prior.id);
         const { changed } = changedFields(rt, config, prior, priv);
@@ -294,7 +329,15 @@ export class TunnelgwProvider {
           patchable.length > 0
             ? await api.patch<Record<string, unknown>>(
                 objectPath(kind, id),
-                patchBody(kind, address, fields, patchable, this.#marker(rt)),
+                patchBody(
+                  kind,
+                  address,
+                  fields,
+                  patchable,
+                  kind.fields.some((f) => f.isMetadata && patchable.includes(f.name))
+                    ? await this.#patchMarker(kind, id, rt, config)
+                    : undefined,
+                ),
               )
             : ((await cache.read(kind.kind, id)) ?? {});
       }
@@ -315,6 +358,116 @@ export class TunnelgwProvider {
         ],
       };
     }
+  }
+
+  /**
+   * A module resource's plan: refused when another resource of this walk already planned its path
+   * (the two would overwrite each other on every apply), or, for a create, when the module is set
+   * already (a blind PUT would take over, and destroy delete, what someone else set: import it).
+   */
+  async #planModule(rt: ResourceType, config: TfObject, prior: TfObject | null) {
+    const path = moduleId(rt, config);
+    if (path === undefined) return undefined; // a parent id known only after apply
+    if (this.#plannedModules.has(path)) {
+      return error(
+        `two resources manage the module ${path}`,
+        `A module's identity is its path: another ${rt.typeName} (or a resource of another module type on the same path) in this configuration sets it too, and each apply would overwrite the other. Keep one resource per module path; if both are in the state, remove one with terraform state rm.`,
+      );
+    }
+    this.#plannedModules.add(path);
+    if (!prior && (await this.#client().cache.read(rt.kind.kind, path))) return moduleExists(rt, path);
+    return undefined;
+  }
+
+  /**
+   * The create of a resource that has no state: adopts the orphan of an earlier create of the same
+   * resource when there is one, else POSTs; a POST of unknown outcome is looked for by its create id
+   * before it is sent again (as tgw's engine does).
+   */
+  async #create(
+    rt: ResourceType,
+    config: TfObject,
+    fields: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const { api } = this.#client();
+    const kind = rt.kind;
+    const marker = this.#markers ? createMarker(this.#stack, rt, config) : undefined;
+    // Only a kind with metadata carries a marker, and only a listed kind can be looked through.
+    if (!marker || !kind.listKey || !kind.fields.some((f) => f.isMetadata)) {
+      return api.post(kind.path, createBody(kind, rt.typeName, fields, marker));
+    }
+    const orphan = await this.#orphan(kind, marker);
+    if (orphan) {
+      const adopted = await this.#adopt(rt, config, orphan);
+      if (adopted) return adopted;
+    }
+    const body = createBody(kind, rt.typeName, fields, marker);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.post<Record<string, unknown>>(kind.path, body);
+      } catch (err) {
+        const unknown = (err instanceof ApiError || err instanceof NetworkError) && err.mayHaveBeenCreated;
+        if (!unknown || attempt >= CREATE_RECOVERY.attempts) throw err;
+        await sleep(CREATE_RECOVERY.delayMs * attempt);
+        const made = await this.#findCreated(kind, marker).catch(() => {
+          throw err; // the list fails too: the next apply adopts it by its marker
+        });
+        if (made && !returnsSecretOnce(rt)) return made;
+        if (made) await this.#delete(rt, String(made.id));
+      }
+    }
+  }
+
+  /** The oldest live object of `marker`'s stack and address that no resource of this run holds. */
+  async #orphan(kind: KindDescriptor, marker: OwnershipMarker) {
+    const all = await this.#client().cache.all(kind.kind);
+    const found = [...all.values()].filter((raw) => {
+      const m = liveMetadataOf(kind, raw)?.marker;
+      return m?.stack === marker.stack && m.address === marker.address && !this.#held.has(String(raw.id));
+    });
+    found.sort(
+      (a, b) =>
+        String(a.created_at ?? "").localeCompare(String(b.created_at ?? "")) ||
+        String(a.id).localeCompare(String(b.id)),
+    );
+    return found[0];
+  }
+
+  /**
+   * Takes `orphan` as the object of a create (changed where it differs from the configuration), or
+   * deletes it when its create answer held a secret returned once (an API key's token, lost with the
+   * answer): then undefined, and the caller creates a new one.
+   */
+  async #adopt(rt: ResourceType, config: TfObject, orphan: Record<string, unknown>) {
+    const id = String(orphan.id);
+    this.#held.add(id);
+    if (returnsSecretOnce(rt)) {
+      await this.#delete(rt, id);
+      return undefined;
+    }
+    const known: TfObject = {};
+    for (const name of Object.keys(rt.attributes)) known[name] = null;
+    const prior = stateFromLive(rt, known, orphan, id, {}, true);
+    const { changed } = changedFields(rt, config, prior, writeOnlyDigests(rt, config, {}));
+    const patchable = changed.filter((name) => rt.kind.fields.some((f) => f.name === name && f.mutable));
+    if (patchable.length === 0) return orphan;
+    const marker = liveMetadataOf(rt.kind, orphan)?.marker;
+    return this.#client().api.patch<Record<string, unknown>>(
+      objectPath(rt.kind, id),
+      patchBody(rt.kind, rt.typeName, fieldsOf(rt, config), patchable, marker),
+    );
+  }
+
+  /** The object a POST carrying `marker` made (its create id), from a fresh list. */
+  async #findCreated(kind: KindDescriptor, marker: OwnershipMarker) {
+    const { api } = this.#client();
+    for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey as string, {
+      limit: 100,
+    })) {
+      const m = liveMetadataOf(kind, item)?.marker;
+      if (m?.stack === marker.stack && m.lineage === marker.lineage) return item;
+    }
+    return undefined;
   }
 
   async #delete(rt: ResourceType, id: string): Promise<void> {
@@ -410,6 +563,19 @@ export class TunnelgwProvider {
       diagnostics: [],
     };
   }
+}
+
+/** The refusal of a create over a module that is set already. */
+function moduleExists(rt: ResourceType, path: string): Diagnostic {
+  return error(
+    `${path} already exists`,
+    `${path} already exists; to manage it with Terraform, import it: terraform import ${rt.typeName}.<name> ${path} (or an import block with id = "${path}"). A module's identity is its path: creating it would take over, and a destroy delete, what was set there. If a resource of this configuration was renamed, say so with a moved block.`,
+  );
+}
+
+/** True for a kind whose create answer holds a secret it never returns again (an API key's token). */
+function returnsSecretOnce(rt: ResourceType): boolean {
+  return "token" in rt.attributes;
 }
 
 /** `edge_id` / `route_id` of a module path, or undefined when `id` is not a path of this module. */

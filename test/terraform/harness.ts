@@ -4,7 +4,7 @@
  * from there only (so `terraform init` works offline), and `tf(...)` to run commands in a workspace.
  * When `terraform` is not on the PATH the tests are skipped, and fail under `CI=true` saying so.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,22 +54,27 @@ export class TerraformHome {
     return dir;
   }
 
+  /** Starts `terraform args` in `dir` (the caller waits for it, or kills it). */
+  spawn(dir: string, ...args: string[]): ChildProcessWithoutNullStreams {
+    return spawn("terraform", args, {
+      cwd: dir,
+      env: {
+        ...process.env,
+        TF_CLI_CONFIG_FILE: this.#rc,
+        CHECKPOINT_DISABLE: "1",
+        TF_IN_AUTOMATION: "1",
+        TGW_API_URL: this.apiUrl,
+        TGW_API_KEY: this.apiKey,
+        NO_COLOR: "1",
+        ...this.env,
+      },
+    });
+  }
+
   /** Runs `terraform args` in `dir`. */
   tf(dir: string, ...args: string[]): Promise<TfResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn("terraform", args, {
-        cwd: dir,
-        env: {
-          ...process.env,
-          TF_CLI_CONFIG_FILE: this.#rc,
-          CHECKPOINT_DISABLE: "1",
-          TF_IN_AUTOMATION: "1",
-          TGW_API_URL: this.apiUrl,
-          TGW_API_KEY: this.apiKey,
-          NO_COLOR: "1",
-          ...this.env,
-        },
-      });
+      const child = this.spawn(dir, ...args);
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => {

@@ -68,9 +68,12 @@ describe.skipIf(!available)("terraform with terraform-provider-tunnelgw", () => 
     expect(String(attrs.token)).toMatch(/^tgw_/);
     expect(attrs.metadata).toBe('{"managed-by":"tgw","team":"platform"}');
     const live = await api.get<{ metadata: string; token: unknown }>(`/api_keys/${attrs.id}`);
+    // The workspace directory's name and path digest, the workspace, the type and arguments' digest,
+    // and the create call's id (docs/terraform.md > Ownership).
     expect(JSON.parse(live.metadata).tgw).toEqual({
-      address: "tunnelgw_api_key",
-      stack: "terraform:terraform",
+      address: expect.stringMatching(/^tunnelgw_api_key#[0-9a-f]{16}$/),
+      lineage: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      stack: expect.stringMatching(/^terraform:terraform-[0-9a-f]{8}\/default$/),
     });
   });
 
