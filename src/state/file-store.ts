@@ -547,10 +547,15 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
         }
         journalBytes = replayed.goodBytes;
       }
+      const journalIdentity = journal?.identity ?? "none";
+      // What this store kept for appending was read from other files (another process wrote since):
+      // it is stale, and `#load` must not take it for what `#seen` now describes.
+      if (this.#seen?.identity !== file.identity || this.#seen.journal !== journalIdentity)
+        this.#current = undefined;
       this.#seen = {
         identity: file.identity,
         stateBytes: file.size,
-        journal: journal?.identity ?? "none",
+        journal: journalIdentity,
         journalBytes,
         lineage: snapshot.lineage,
         serial: snapshot.serial,

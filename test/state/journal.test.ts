@@ -223,3 +223,35 @@ describe.runIf(process.platform === "linux")("the journal's durability", () => {
     }
   });
 });
+
+describe("a long-lived store (tgw watch) after another process wrote the state", () => {
+  it("reads what the other process wrote, and its next locked write follows it (no state_conflict)", async () => {
+    // The watch's store: locked writes through the journal, compacted at unlock.
+    const watch = open();
+    const empty = await watch.read();
+    let unlock = await watch.lock({ timeoutMs: 0, holder: "tgw watch" });
+    const first = await watch.writeChanges(header(empty), { set: [record("api_keys.a")], removed: [] });
+    const second = await watch.writeChanges(
+      { ...header(empty), ...first },
+      { set: [record("api_keys.b")], removed: [] },
+    );
+    await unlock();
+    // `tgw state rm api_keys.a` in another process.
+    const cli = open();
+    const read = await cli.read();
+    expect(read.serial).toBe(second.serial);
+    delete read.resources["api_keys.a"];
+    const removed = await cli.write(read);
+    // The watch's next reconcile: read without the lock, then lock and write from what it read.
+    const now = await watch.read();
+    expect(now.serial).toBe(removed.serial);
+    unlock = await watch.lock({ timeoutMs: 0, holder: "tgw watch" });
+    try {
+      const next = await watch.writeChanges(header(now), { set: [record("api_keys.c")], removed: [] });
+      expect(next.serial).toBe(removed.serial + 1);
+    } finally {
+      await unlock();
+    }
+    expect(Object.keys((await open().read()).resources).sort()).toEqual(["api_keys.b", "api_keys.c"]);
+  });
+});
