@@ -1,0 +1,466 @@
+/**
+ * The journey commands (fast-check `AsyncCommand`s over ./world.ts): what a user, a second workspace,
+ * `tgw watch` or someone at the API does to a stack. Commands that pick an existing address take an
+ * index, resolved when they run (so shrinking keeps them valid); `toString()` shows what they did.
+ */
+import fc from "fast-check";
+import { ApplyFailedError, ImportError, UnsafePlanError } from "../../src/engine/index.js";
+import {
+  applyAsDocumented,
+  COLLECTIONS,
+  checkConverged,
+  checkTokens,
+  InvariantError,
+  importAs,
+  interrupting,
+  keepCopy,
+  kindOf,
+  loseState,
+  type Model,
+  ownedObjects,
+  restoreState,
+  run,
+  stateAddresses,
+  stateMv,
+  stateRm,
+  storeOf,
+  validMoves,
+  type World,
+} from "./world.js";
+
+export type Command = fc.AsyncCommand<Model, World>;
+
+/** A command: `check` is true unless said otherwise; `done` says what the last run did. */
+abstract class Base implements Command {
+  protected done = "";
+  check(_m: Readonly<Model>): boolean {
+    return true;
+  }
+  abstract run(m: Model, w: World): Promise<void>;
+  abstract describe(): string;
+  toString(): string {
+    return this.done ? `${this.describe()} [${this.done}]` : this.describe();
+  }
+}
+
+const sorted = (m: Model) => [...m.desired.keys()].sort();
+const pick = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
+const renamed = (from: string, name: string) => `${from.slice(0, from.indexOf("."))}.${name}`;
+
+/** Moves what the model knows about `from` to `to` (a rename that keeps the object). */
+function rename(m: Model, from: string, to: string, keep: boolean): void {
+  const description = m.desired.get(from) as string;
+  m.desired.delete(from);
+  readded(m, to);
+  m.desired.set(to, description);
+  const id = m.ids.get(from);
+  m.ids.delete(from);
+  if (keep && id !== undefined) m.ids.set(to, id);
+  for (const set of [m.mayChange, m.unmarked]) if (set.delete(from) && keep) set.add(to);
+}
+
+/**
+ * `address` is in the configuration again: `moved:` entries from it no longer apply (the configuration
+ * would refuse them), so the object they renamed is the old address's again and the new one is made.
+ */
+function readded(m: Model, address: string): void {
+  for (const move of validMoves(m)) if (move.from === address) m.mayChange.add(move.to);
+  m.moved = m.moved.filter((move) => move.from !== address);
+}
+
+/** Records that a state record may be gone: an unapplied `state mv`'s object is then pruned. */
+function recordsLost(m: Model, addresses: Iterable<string> = m.unmarked): void {
+  for (const a of addresses) if (m.unmarked.has(a)) m.mayChange.add(a);
+}
+
+export class Add extends Base {
+  constructor(
+    readonly address: string,
+    readonly description: string,
+  ) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return !m.desired.has(this.address);
+  }
+  async run(m: Model) {
+    readded(m, this.address);
+    m.desired.set(this.address, this.description);
+  }
+  describe() {
+    return `add ${this.address} "${this.description}"`;
+  }
+}
+
+export class Edit extends Base {
+  constructor(
+    readonly index: number,
+    readonly description: string,
+  ) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return m.desired.size > 0;
+  }
+  async run(m: Model) {
+    const address = pick(sorted(m), this.index);
+    m.desired.set(address, this.description);
+    this.done = address;
+  }
+  describe() {
+    return `edit #${this.index} description "${this.description}"`;
+  }
+}
+
+export class Remove extends Base {
+  constructor(readonly index: number) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return m.desired.size > 0;
+  }
+  async run(m: Model) {
+    const address = pick(sorted(m), this.index);
+    m.desired.delete(address);
+    m.ids.delete(address);
+    this.done = address;
+  }
+  describe() {
+    return `remove #${this.index}`;
+  }
+}
+
+/** Renames in the configuration with a `moved:` entry. */
+export class RenameMoved extends Base {
+  constructor(
+    readonly index: number,
+    readonly name: string,
+  ) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return m.desired.size > 0;
+  }
+  async run(m: Model) {
+    const from = pick(sorted(m), this.index);
+    const to = renamed(from, this.name);
+    if (m.desired.has(to)) {
+      this.done = `${to} is taken: nothing`;
+      return;
+    }
+    rename(m, from, to, true);
+    m.moved.push({ from, to });
+    this.done = `${from} -> ${to}`;
+  }
+  describe() {
+    return `rename #${this.index} to ${this.name} with moved:`;
+  }
+}
+
+/** Renames in the configuration and with `tgw state mv` (the CLI refuses when FROM is not in the state). */
+export class RenameStateMv extends Base {
+  constructor(
+    readonly index: number,
+    readonly name: string,
+  ) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return m.desired.size > 0;
+  }
+  async run(m: Model, w: World) {
+    const from = pick(sorted(m), this.index);
+    const to = renamed(from, this.name);
+    if (m.desired.has(to)) {
+      this.done = `${to} is taken: nothing`;
+      return;
+    }
+    const moved = await stateMv(w, w.main, from, to);
+    rename(m, from, to, moved);
+    if (moved) m.unmarked.add(to);
+    this.done = `${from} -> ${to}${moved ? "" : ", state mv refused: config renamed only"}`;
+  }
+  describe() {
+    return `rename #${this.index} to ${this.name} with state mv`;
+  }
+}
+
+export class StateRm extends Base {
+  constructor(readonly index: number) {
+    super();
+  }
+  async run(m: Model, w: World) {
+    const addresses = await stateAddresses(w, w.main);
+    if (addresses.length === 0) {
+      this.done = "state empty: nothing";
+      return;
+    }
+    const address = pick(addresses, this.index);
+    await stateRm(w, w.main, address);
+    recordsLost(m, [address]);
+    this.done = address;
+  }
+  describe() {
+    return `state rm #${this.index}`;
+  }
+}
+
+/** Creates an object through the API without a marker, adds its address and `tgw import`s it. */
+export class Import extends Base {
+  constructor(
+    readonly address: string,
+    readonly description: string,
+  ) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return !m.desired.has(this.address);
+  }
+  async run(m: Model, w: World) {
+    const kind = kindOf(this.address);
+    const created = await w.api.post<{ id: string }>(kind.path, { description: this.description });
+    w.unmanaged.push({ path: kind.path, id: created.id });
+    readded(m, this.address);
+    m.desired.set(this.address, this.description);
+    try {
+      await importAs(w, m, this.address, created.id);
+      m.ids.set(this.address, created.id);
+      this.done = created.id;
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.done = `refused: ${err.message}`;
+    }
+  }
+  describe() {
+    return `import an unmanaged object as ${this.address} "${this.description}"`;
+  }
+}
+
+export class Apply extends Base {
+  async run(m: Model, w: World) {
+    const applied = await applyAsDocumented(w, m, w.main);
+    this.done = applied.refused.length ? `refused (${applied.refused}), then as documented` : "";
+    await checkConverged(w, m, w.main, applied);
+    await keepCopy(w);
+  }
+  describe() {
+    return "apply";
+  }
+}
+
+/** An apply whose signal is aborted as its `after`-th API call starts (Ctrl-C, a kill). */
+export class InterruptedApply extends Base {
+  constructor(readonly after: number) {
+    super();
+  }
+  async run(m: Model, w: World) {
+    const controller = new AbortController();
+    const api = interrupting(w.api, this.after, controller);
+    try {
+      const applied = await run(
+        w,
+        m,
+        w.main,
+        { mode: "apply", refuseTakeover: true },
+        {
+          api,
+          signal: controller.signal,
+        },
+      );
+      this.done = "finished before the interruption";
+      await checkConverged(w, m, w.main, applied);
+      await keepCopy(w);
+    } catch (err) {
+      if (err instanceof InvariantError) throw err;
+      const reason = controller.signal.reason;
+      const expected =
+        (err instanceof ApplyFailedError && err.interrupted) ||
+        err === reason ||
+        (err instanceof Error && err.cause === reason) ||
+        err instanceof UnsafePlanError;
+      if (!expected) throw err;
+      this.done = err instanceof UnsafePlanError ? "refused" : "interrupted";
+    }
+  }
+  describe() {
+    return `apply interrupted at API call ${this.after}`;
+  }
+}
+
+/** The state file is deleted; then `tgw apply --takeover`, as docs/state.md says. */
+export class LoseStateTakeover extends Base {
+  async run(m: Model, w: World) {
+    await loseState(w.main);
+    recordsLost(m);
+    const applied = await applyAsDocumented(w, m, w.main, { takeover: true });
+    await checkConverged(w, m, w.main, applied);
+    await keepCopy(w);
+  }
+  describe() {
+    return "lose the state, apply --takeover";
+  }
+}
+
+/** An older copy of the state file is put back by hand (the journal moved away). */
+export class OlderState extends Base {
+  /** `anyCopy`: also copies older than the second workspace's last apply (see `World.copiesBeforeSecond`). */
+  constructor(
+    readonly index: number,
+    readonly anyCopy = false,
+  ) {
+    super();
+  }
+  async run(m: Model, w: World) {
+    const from = this.anyCopy ? 0 : w.copiesBeforeSecond;
+    if (w.copies.length === from) {
+      this.done = "no copy yet: nothing";
+      return;
+    }
+    const k = from + (this.index % (w.copies.length - from));
+    await restoreState(w.main, w.copies[k] as string);
+    recordsLost(m);
+    this.done = `copy ${k + 1} of ${w.copies.length}`;
+  }
+  describe() {
+    return `restore an older state copy #${this.index}`;
+  }
+}
+
+export class HandEdit extends Base {
+  constructor(
+    readonly index: number,
+    readonly description: string,
+  ) {
+    super();
+  }
+  async run(_m: Model, w: World) {
+    const owned = await ownedObjects(w);
+    if (owned.length === 0) {
+      this.done = "no object: nothing";
+      return;
+    }
+    const o = pick(owned, this.index);
+    await w.api.patch(`${o.path}/${o.id}`, { description: this.description });
+    this.done = `${o.address} ${o.id}`;
+  }
+  describe() {
+    return `edit object #${this.index} by hand: description "${this.description}"`;
+  }
+}
+
+export class HandDelete extends Base {
+  constructor(readonly index: number) {
+    super();
+  }
+  async run(m: Model, w: World) {
+    const owned = await ownedObjects(w);
+    if (owned.length === 0) {
+      this.done = "no object: nothing";
+      return;
+    }
+    const o = pick(owned, this.index);
+    await w.api.delete(`${o.path}/${o.id}`);
+    for (const [address, id] of m.ids) if (id === o.id) m.mayChange.add(address);
+    this.done = `${o.address} ${o.id}`;
+  }
+  describe() {
+    return `delete object #${this.index} by hand`;
+  }
+}
+
+/** Another checkout of the configuration, with its own state file, applies with `--takeover`. */
+export class SecondWorkspace extends Base {
+  async run(m: Model, w: World) {
+    recordsLost(m);
+    const applied = await applyAsDocumented(w, m, w.second, { takeover: true });
+    w.copiesBeforeSecond = w.copies.length;
+    await checkConverged(w, m, w.second, applied);
+  }
+  describe() {
+    return "second workspace: apply --takeover";
+  }
+}
+
+/** One reconcile of `tgw watch` (src/watch/engine-deps.ts): lock only to apply, restartLineage. */
+export class WatchTick extends Base {
+  async run(m: Model, w: World) {
+    const tick = async () => {
+      w.watch.store ??= storeOf(w, w.main);
+      const applied = await run(
+        w,
+        m,
+        w.main,
+        {
+          mode: "apply",
+          lockScope: "apply",
+          lockHolder: "tgw watch",
+          ...(w.watch.lineage ? { restartLineage: w.watch.lineage } : {}),
+        },
+        { store: w.watch.store },
+      );
+      w.watch.lineage = applied.result.state.lineage;
+      return applied;
+    };
+    let applied: Awaited<ReturnType<typeof tick>>;
+    try {
+      applied = await tick();
+    } catch (err) {
+      // A refused plan (an empty configuration) is reported and waits for the next edit.
+      if (err instanceof UnsafePlanError) {
+        this.done = `refused (${err.reasons.map((r) => r.rule)})`;
+        return;
+      }
+      // The watch reports the failure and reconciles again: the next tick must succeed.
+      this.done = `failed (${err instanceof Error ? err.message.split("\n")[0] : String(err)}), ticked again`;
+      applied = await tick();
+    }
+    await checkConverged(w, m, w.main, applied);
+    await keepCopy(w);
+  }
+  describe() {
+    return "watch tick";
+  }
+}
+
+const NAMES = ["a", "b", "c", "d"];
+/** An address of the journeys: `<collection>.<a|b|c|d>`. */
+export const address = fc
+  .tuple(fc.constantFrom(...COLLECTIONS), fc.constantFrom(...NAMES))
+  .map(([c, n]) => `${c}.${n}`);
+export const description = fc.constantFrom("one", "two", "three");
+const index = fc.nat({ max: 7 });
+
+/** Every command, weighted towards configuration edits and applies. */
+export const commandArbitraries: fc.Arbitrary<Command>[] = [
+  fc.tuple(address, description).map(([a, d]) => new Add(a, d)),
+  fc.tuple(address, description).map(([a, d]) => new Add(a, d)),
+  fc.tuple(index, description).map(([i, d]) => new Edit(i, d)),
+  index.map((i) => new Remove(i)),
+  fc.tuple(index, fc.constantFrom(...NAMES)).map(([i, n]) => new RenameMoved(i, n)),
+  fc.tuple(index, fc.constantFrom(...NAMES)).map(([i, n]) => new RenameStateMv(i, n)),
+  index.map((i) => new StateRm(i)),
+  fc.tuple(address, description).map(([a, d]) => new Import(a, d)),
+  fc.constant(0).map(() => new Apply()),
+  fc.constant(0).map(() => new Apply()),
+  fc.integer({ min: 1, max: 12 }).map((n) => new InterruptedApply(n)),
+  fc.constant(0).map(() => new LoseStateTakeover()),
+  index.map((i) => new OlderState(i)),
+  fc.tuple(index, fc.constantFrom("by hand", "")).map(([i, d]) => new HandEdit(i, d)),
+  index.map((i) => new HandDelete(i)),
+  fc.constant(0).map(() => new SecondWorkspace()),
+  fc.constant(0).map(() => new WatchTick()),
+];
+
+/**
+ * Not a random command: a plan in the main workspace, then every API key's token file must hold a
+ * token that works, unless the plan reported it lost (the strict form of the token invariant).
+ */
+export class StrictTokens extends Base {
+  async run(m: Model, w: World) {
+    const planned = await run(w, m, w.main, { mode: "plan" });
+    await checkTokens(w, m, w.main, planned, "plan", true);
+  }
+  describe() {
+    return "every token file holds a working token or is reported lost";
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Model-based journeys (issue 26, item 2.3): random sequences of what happens to a stack (edits,
+ * renames with `moved:` and `state mv`, `state rm`, imports, applies, interrupted applies, a lost or
+ * older state, hand edits and deletes through the API, a second workspace, watch ticks) run with
+ * fast-check's `fc.commands` against the reference server and the in-process engine, checking after
+ * each step the invariants of ./world.ts `checkConverged`; at the end, the documented next command
+ * (apply; `--takeover` when refused for another lineage) must converge.
+ *
+ * `npm run test:journeys -- --runs 200` runs more sequences (JOURNEY_RUNS); a failure prints the seed,
+ * the path and the commands' `replayPath`: replay with `npm run test:journeys -- --seed S --path P
+ * --replay R` (JOURNEY_SEED, JOURNEY_PATH, JOURNEY_REPLAY). JOURNEY_LOG=1 prints every sequence run.
+ * A command's `[...]` in a counterexample is what its last execution did (shrinking runs it again).
+ */
+import { mkdir, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { ApiClient } from "../../src/client/index.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import {
+  Add,
+  Apply,
+  address,
+  type Command,
+  commandArbitraries,
+  description,
+  HandDelete,
+  HandEdit,
+  OlderState,
+  Remove,
+  RenameMoved,
+  RenameStateMv,
+  SecondWorkspace,
+  StateRm,
+  StrictTokens,
+  WatchTick,
+} from "./commands.js";
+import {
+  applyAsDocumented,
+  checkConverged,
+  cleanUp,
+  keepCopy,
+  type Model,
+  newModel,
+  type World,
+} from "./world.js";
+
+/** Default runs: 6-11 s for the random test, 11-17 s for the file (vitest), measured on the shared 2-core machine. */
+const RUNS = Number(process.env.JOURNEY_RUNS ?? 30);
+const MAX_COMMANDS = 12;
+const SEED = process.env.JOURNEY_SEED === undefined ? undefined : Number(process.env.JOURNEY_SEED);
+const PATH = process.env.JOURNEY_PATH;
+/** The commands' own replay path (`/*replayPath="..."*\/` in the counterexample). */
+const REPLAY = process.env.JOURNEY_REPLAY;
+
+let server: TestServer;
+let api: ApiClient;
+let stacks = 0;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new ApiClient({
+    baseUrl: server.url,
+    apiKey: server.token,
+    retry: { retries: 3, baseDelayMs: 5, maxDelayMs: 20 },
+  });
+});
+afterAll(async () => {
+  await api?.close();
+  await server?.close();
+});
+
+/** A fresh world: a stack no other run uses, two empty workspaces. */
+async function newWorld(): Promise<World> {
+  const root = await mkdtemp(join(tmpdir(), "tgw-journey-"));
+  const workspace = async (name: string) => {
+    const dir = join(root, name);
+    await mkdir(dir);
+    return { name, dir, statePath: join(dir, ".tgw", "state.json") };
+  };
+  return {
+    server,
+    api,
+    stack: `journey-${process.pid}-${++stacks}`,
+    root,
+    main: await workspace("main"),
+    second: await workspace("second"),
+    watch: {},
+    copies: [],
+    copiesBeforeSecond: 0,
+    unmanaged: [],
+  };
+}
+
+/** A first configuration: 1 to 4 resources of both kinds, applied before the commands. */
+const initial = fc.uniqueArray(fc.tuple(address, description), {
+  minLength: 1,
+  maxLength: 4,
+  selector: ([a]) => a,
+});
+
+/**
+ * Applies `first` on a fresh world, runs `commands`, then the documented next command, which must
+ * converge.
+ */
+async function journey(first: [string, string][], commands: Iterable<Command>): Promise<void> {
+  const world = await newWorld();
+  const model: Model = newModel();
+  try {
+    for (const [a, d] of first) model.desired.set(a, d);
+    const applied = await applyAsDocumented(world, model, world.main);
+    await checkConverged(world, model, world.main, applied);
+    await keepCopy(world);
+    await fc.asyncModelRun(() => ({ model, real: world }), commands);
+    if (process.env.JOURNEY_LOG) console.log(`${world.stack}: ${String(commands)}`);
+    const last = await applyAsDocumented(world, model, world.main);
+    await checkConverged(world, model, world.main, last);
+  } finally {
+    await cleanUp(world);
+  }
+}
+
+describe("journeys", () => {
+  it(
+    `random journeys converge and keep their objects (${RUNS} runs of up to ${MAX_COMMANDS} commands)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          initial,
+          fc.commands(commandArbitraries, {
+            maxCommands: MAX_COMMANDS,
+            ...(REPLAY === undefined ? {} : { replayPath: REPLAY }),
+          }),
+          journey,
+        ),
+        {
+          numRuns: RUNS,
+          ...(SEED === undefined ? {} : { seed: SEED }),
+          ...(PATH === undefined ? {} : { path: PATH }),
+          endOnFailure: false,
+        },
+      );
+    },
+    60_000 + RUNS * 10_000,
+  );
+});
+
+/** Journeys the random run found, kept as deterministic cases. */
+describe("journeys found by the random run", () => {
+  it("tgw watch keeps reconciling after tgw state rm wrote the state between two ticks (fixed: no state_conflict loop)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new HandEdit(0, "by hand"), new WatchTick(), new StateRm(0), new WatchTick()],
+    ));
+
+  // Rule 2 gives d the object the old state records (now marked a); the object the second workspace
+  // made for d keeps d's marker and is neither matched nor pruned, so after the apply two objects
+  // carry d's marker and the next plan deletes one (src/engine/ownership.ts). The random run restores
+  // no copy older than the second workspace's last apply (World.copiesBeforeSecond).
+  it.fails("KNOWN DEFECT: an older state copy restored after a second workspace applied: two objects carry one marker after apply", () =>
+    journey(
+      [["tunnel_group_backends.d", "one"]],
+      [
+        new RenameMoved(0, "a"),
+        new Apply(),
+        new Add("tunnel_group_backends.d", "one"),
+        new SecondWorkspace(),
+        new OlderState(0, true),
+      ],
+    ));
+
+  // A token file does not say which key it is for: these keys keep a deleted key's token file and
+  // are never reported token_lost. Left out of the random run (checkTokens without `strict`).
+  it.fails("KNOWN DEFECT: a key made by a second workspace and adopted through its marker keeps the deleted key's token file, never reported lost (state mv not applied yet)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new RenameStateMv(0, "d"), new SecondWorkspace(), new Apply(), new StrictTokens()],
+    ));
+
+  it.fails("KNOWN DEFECT: state rm, the key deleted by hand, a second workspace applies: the adopted key keeps the deleted key's token file, never reported lost", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new StateRm(0), new HandDelete(0), new SecondWorkspace(), new Apply(), new StrictTokens()],
+    ));
+
+  it.fails("KNOWN DEFECT: tgw state mv onto the name of a deleted key keeps that key's token file; the renamed key's token stays under the old name, never reported lost", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["api_keys.d", "one"],
+      ],
+      [new Remove(1), new Apply(), new RenameStateMv(0, "d"), new Apply(), new StrictTokens()],
+    ));
+});
