@@ -1,8 +1,32 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+/**
+ * The watch scheduler on fake timers: runs, merges, intervals and backoffs are checked against the
+ * fake clock, so a loaded machine cannot make a gap look longer or shorter than it is.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Backoff } from "../../src/watch/backoff.js";
 import { type RunOutcome, Scheduler } from "../../src/watch/scheduler.js";
 import { fileTrigger, type Trigger } from "../../src/watch/trigger.js";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Advances the fake clock by `ms`, running the timers and promise jobs it reaches. */
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+/** A run's work on the (fake) clock: resolves after `ms`, or at once when `signal` aborts. */
+function work(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
 
 /** A scheduler whose runs take `runMs` and answer from `outcomes` (then "ok"); records every run. */
 function harness(opts: { runMs: number; intervalMs?: number; outcomes?: RunOutcome[]; backoffMs?: number }) {
@@ -18,13 +42,13 @@ function harness(opts: { runMs: number; intervalMs?: number; outcomes?: RunOutco
     async run(trigger, signal) {
       active++;
       maxActive = Math.max(maxActive, active);
-      const start = performance.now();
+      const start = Date.now();
       try {
-        await sleep(opts.runMs, undefined, { signal }).catch(() => {});
+        await work(opts.runMs, signal);
       } finally {
         active--;
       }
-      runs.push({ trigger, start, end: performance.now() });
+      runs.push({ trigger, start, end: Date.now() });
       return outcomes.shift() ?? { kind: "ok" };
     },
     async check(trigger) {
@@ -55,15 +79,15 @@ describe("scheduler: when reconciles run", () => {
 
   it("runs on the interval, counted from the end of the last run", async () => {
     const h = harness({ runMs: 20, intervalMs: 100 });
+    const start = Date.now();
     h.scheduler.start();
     await sleep(390);
     await h.scheduler.stop();
-    // startup at 0, then ~120, ~240, ~360: 4 runs (3 when a busy machine delays the timers; 5 or more
-    // would mean the period does not count from the end of the previous run).
-    expect(h.runs.length).toBeGreaterThanOrEqual(3);
-    expect(h.runs.length).toBeLessThanOrEqual(4);
+    // startup at 0, then 120, 240, 360: 4 runs (5 would mean the period does not count from the end
+    // of the previous run).
+    expect(h.runs.map((r) => r.start)).toEqual([0, 120, 240, 360].map((t) => t + start));
     const gaps = h.runs.slice(1).map((r, i) => r.start - (h.runs[i]?.end ?? 0));
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(95);
+    expect(gaps).toEqual([100, 100, 100]);
     expect(h.runs.slice(1).every((r) => r.trigger.interval && !r.trigger.startup)).toBe(true);
   });
 
@@ -90,8 +114,11 @@ describe("scheduler: when reconciles run", () => {
       [["/c/a.yaml", "/c/b.yaml"], 2],
     ]);
     const gaps = h.runs.slice(1).map((r, i) => r.start - (h.runs[i]?.end ?? 0));
-    expect(gaps[0]).toBeGreaterThanOrEqual(95); // first wait in [100, 200]
-    expect(gaps[1]).toBeGreaterThanOrEqual(195); // second in [200, 400]
+    // Each wait is drawn in [d/2, d]: the first in [100, 200], the second in [200, 400].
+    expect(gaps[0]).toBeGreaterThanOrEqual(100);
+    expect(gaps[0]).toBeLessThanOrEqual(200);
+    expect(gaps[1]).toBeGreaterThanOrEqual(200);
+    expect(gaps[1]).toBeLessThanOrEqual(400);
   });
 
   it("an invalid configuration does not back off: the next edit runs at once", async () => {
@@ -106,12 +133,14 @@ describe("scheduler: when reconciles run", () => {
   });
 
   it("stop() aborts the run in flight, waits for it, and runs nothing after", async () => {
-    // A run of an hour: had stop() not aborted it, the test would overrun its timeout.
+    // A run of an hour: stop() ends it without the clock moving.
     const h = harness({ runMs: 3_600_000 });
     h.scheduler.start();
     await sleep(30);
     h.scheduler.trigger(fileTrigger(["/c/a.yaml"]));
+    const stopAt = Date.now();
     await h.scheduler.stop();
+    expect(h.runs[0]?.end).toBe(stopAt);
     expect(h.runs).toHaveLength(1);
     h.scheduler.trigger(fileTrigger(["/c/b.yaml"]));
     await sleep(50);
