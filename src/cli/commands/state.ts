@@ -49,56 +49,7 @@ export const registerState: RegisterCommand = (program) => {
       .addHelpText("after", helpExamples("tgw state list -f infra/", "tgw state list api_keys --json"))
       .argument("[address...]", "addresses or collections (`api_keys`) to show")
       .option("--json", "print JSON (documented in docs/state.md)"),
-  ).action(async (filters: string[], opts: LocateOptions & { json?: boolean }) => {
-    const store = await openStore(opts, "tgw state list");
-    const snapshot = await store.read();
-    const records = Object.values(snapshot.resources)
-      .filter(
-        (r) => filters.length === 0 || filters.some((f) => r.address === f || r.address.startsWith(`${f}.`)),
-      )
-      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    // A CDKTF stack: each address with its construct path (docs/cdktf.md).
-    const labels = await constructPaths(opts.file);
-    if (opts.json) {
-      const exists = snapshot.serial > 0;
-      const out = {
-        state: store.location,
-        stack: exists ? snapshot.stack : null,
-        lineage: exists ? snapshot.lineage : null,
-        serial: snapshot.serial,
-        resources: records.map((r) => ({
-          address: r.address,
-          ...(labels.has(r.address) ? { label: labels.get(r.address) } : {}),
-          kind: r.kind,
-          id: r.id,
-          appliedAt: r.appliedAt,
-        })),
-      };
-      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      return;
-    }
-    if (snapshot.serial === 0) {
-      process.stdout.write(`No state at ${store.location}: nothing has been applied with it yet.\n`);
-      return;
-    }
-    if (records.length === 0) {
-      const what = filters.length === 0 ? "No resources" : `No resources matching ${filters.join(", ")}`;
-      process.stdout.write(`${what} in state ${store.location}.\n`);
-      return;
-    }
-    process.stdout.write(
-      labels.size > 0
-        ? table(
-            ["ADDRESS", "CONSTRUCT", "KIND", "ID", "APPLIED AT"],
-            records.map((r) => [r.address, labels.get(r.address) ?? "", r.kind, r.id, r.appliedAt]),
-          )
-        : table(
-            ["ADDRESS", "KIND", "ID", "APPLIED AT"],
-            records.map((r) => [r.address, r.kind, r.id, r.appliedAt]),
-          ),
-    );
-    process.stdout.write(color.dim(`${summary(store.location, snapshot, records.length)}\n`));
-  });
+  ).action(runList);
 
   withLocation(
     state
@@ -110,17 +61,7 @@ export const registerState: RegisterCommand = (program) => {
       )
       .argument("<address>", "e.g. api_keys.ci-deployer")
       .option("--json", "print the record as stored"),
-  ).action(async (address: string, opts: LocateOptions & { json?: boolean }) => {
-    const store = await openStore(opts, "tgw state show");
-    const snapshot = await store.read();
-    const record = snapshot.resources[address];
-    if (record === undefined) throw notInState([address], store.location, snapshot, false);
-    if (opts.json) {
-      process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
-      return;
-    }
-    process.stdout.write(showRecord(record));
-  });
+  ).action(runShow);
 
   withLocation(
     state
@@ -139,35 +80,7 @@ export const registerState: RegisterCommand = (program) => {
         "how long to wait for the state lock (e.g. 0, 30s, 5m)",
         DEFAULT_LOCK_TIMEOUT,
       ),
-  ).action(async (addresses: string[], opts: LocateOptions & { lockTimeout: string }) => {
-    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
-    const store = await openStore(opts, "tgw state rm");
-    // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
-    const before = await store.read();
-    if (before.serial === 0) throw notInState(addresses, store.location, before);
-    const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
-    let removed: StateRecord[];
-    let stack: string;
-    try {
-      const snapshot = await store.read();
-      const unique = [...new Set(addresses)];
-      const missing = unique.filter((a) => snapshot.resources[a] === undefined);
-      // All or nothing: one unknown address and nothing is removed.
-      if (missing.length > 0) throw notInState(missing, store.location, snapshot);
-      removed = unique.map((a) => snapshot.resources[a] as StateRecord);
-      for (const a of unique) delete snapshot.resources[a];
-      const written = await store.write(snapshot);
-      stack = written.stack;
-    } finally {
-      await unlock();
-    }
-    for (const r of removed) {
-      process.stdout.write(
-        `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
-      );
-    }
-    process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
-  });
+  ).action(runRm);
 
   withLocation(
     state
@@ -187,46 +100,145 @@ export const registerState: RegisterCommand = (program) => {
         "how long to wait for the state lock (e.g. 0, 30s, 5m)",
         DEFAULT_LOCK_TIMEOUT,
       ),
-  ).action(async (from: string, to: string, opts: LocateOptions & { lockTimeout: string }) => {
-    const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
-    if (from.split(".")[0] !== to.split(".")[0] || !/^[a-z0-9_]+\.[a-z0-9][a-z0-9_-]{0,62}$/.test(to)) {
-      throw new UsageError(
-        `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
-      );
-    }
-    const store = await openStore(opts, "tgw state mv");
-    const before = await store.read();
-    if (before.serial === 0) throw notInState([from], store.location, before);
-    const unlock = await store.lock({ timeoutMs, holder: "tgw state mv" });
-    let record: StateRecord;
-    try {
-      const snapshot = await store.read();
-      const found = snapshot.resources[from];
-      if (found === undefined) throw notInState([from], store.location, snapshot);
-      if (getKind(found.kind).module)
-        throw new UsageError(`${from} is a module: its identity is its path, it cannot move`);
-      if (snapshot.resources[to] !== undefined)
-        throw new UsageError(`${to} is already in state ${store.location} (${snapshot.resources[to]?.id})`);
-      record = { ...found, address: to };
-      delete snapshot.resources[from];
-      snapshot.resources[to] = record;
-      await store.write(snapshot);
-    } finally {
-      await unlock();
-    }
-    process.stdout.write(
-      `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
-    );
-    // The default token file sits beside a state file (a PostgreSQL state has no directory).
-    const moved =
-      store instanceof FileStateStore ? await moveDefaultTokenFile(store.path, from, to) : undefined;
-    if (moved) process.stdout.write(`Moved its token file to ${moved}.\n`);
-    process.stdout.write(
-      `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
-    );
-  });
+  ).action(runMv);
   registerStateHistory(state);
 };
+
+/** `tgw state list [address...]`: a table, or `--json`. */
+async function runList(filters: string[], opts: LocateOptions & { json?: boolean }): Promise<void> {
+  const store = await openStore(opts, "tgw state list");
+  const snapshot = await store.read();
+  const records = Object.values(snapshot.resources)
+    .filter(
+      (r) => filters.length === 0 || filters.some((f) => r.address === f || r.address.startsWith(`${f}.`)),
+    )
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  // A CDKTF stack: each address with its construct path (docs/cdktf.md).
+  const labels = await constructPaths(opts.file);
+  if (opts.json) {
+    const exists = snapshot.serial > 0;
+    const out = {
+      state: store.location,
+      stack: exists ? snapshot.stack : null,
+      lineage: exists ? snapshot.lineage : null,
+      serial: snapshot.serial,
+      resources: records.map((r) => ({
+        address: r.address,
+        ...(labels.has(r.address) ? { label: labels.get(r.address) } : {}),
+        kind: r.kind,
+        id: r.id,
+        appliedAt: r.appliedAt,
+      })),
+    };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return;
+  }
+  if (snapshot.serial === 0) {
+    process.stdout.write(`No state at ${store.location}: nothing has been applied with it yet.\n`);
+    return;
+  }
+  if (records.length === 0) {
+    const what = filters.length === 0 ? "No resources" : `No resources matching ${filters.join(", ")}`;
+    process.stdout.write(`${what} in state ${store.location}.\n`);
+    return;
+  }
+  process.stdout.write(
+    labels.size > 0
+      ? table(
+          ["ADDRESS", "CONSTRUCT", "KIND", "ID", "APPLIED AT"],
+          records.map((r) => [r.address, labels.get(r.address) ?? "", r.kind, r.id, r.appliedAt]),
+        )
+      : table(
+          ["ADDRESS", "KIND", "ID", "APPLIED AT"],
+          records.map((r) => [r.address, r.kind, r.id, r.appliedAt]),
+        ),
+  );
+  process.stdout.write(color.dim(`${summary(store.location, snapshot, records.length)}\n`));
+}
+
+/** `tgw state show ADDRESS`. */
+async function runShow(address: string, opts: LocateOptions & { json?: boolean }): Promise<void> {
+  const store = await openStore(opts, "tgw state show");
+  const snapshot = await store.read();
+  const record = snapshot.resources[address];
+  if (record === undefined) throw notInState([address], store.location, snapshot, false);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(showRecord(record));
+}
+
+/** `tgw state rm ADDRESS...`: all or nothing, under the lock. */
+async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: string }): Promise<void> {
+  const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+  const store = await openStore(opts, "tgw state rm");
+  // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
+  const before = await store.read();
+  if (before.serial === 0) throw notInState(addresses, store.location, before);
+  const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
+  let removed: StateRecord[];
+  let stack: string;
+  try {
+    const snapshot = await store.read();
+    const unique = [...new Set(addresses)];
+    const missing = unique.filter((a) => snapshot.resources[a] === undefined);
+    // All or nothing: one unknown address and nothing is removed.
+    if (missing.length > 0) throw notInState(missing, store.location, snapshot);
+    removed = unique.map((a) => snapshot.resources[a] as StateRecord);
+    for (const a of unique) delete snapshot.resources[a];
+    const written = await store.write(snapshot);
+    stack = written.stack;
+  } finally {
+    await unlock();
+  }
+  for (const r of removed) {
+    process.stdout.write(
+      `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
+    );
+  }
+  process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
+}
+
+/** `tgw state mv OLD NEW`: the record and its default token file, under the lock. */
+async function runMv(from: string, to: string, opts: LocateOptions & { lockTimeout: string }): Promise<void> {
+  const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+  if (from.split(".")[0] !== to.split(".")[0] || !/^[a-z0-9_]+\.[a-z0-9][a-z0-9_-]{0,62}$/.test(to)) {
+    throw new UsageError(
+      `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
+    );
+  }
+  const store = await openStore(opts, "tgw state mv");
+  const before = await store.read();
+  if (before.serial === 0) throw notInState([from], store.location, before);
+  const unlock = await store.lock({ timeoutMs, holder: "tgw state mv" });
+  let record: StateRecord;
+  try {
+    const snapshot = await store.read();
+    const found = snapshot.resources[from];
+    if (found === undefined) throw notInState([from], store.location, snapshot);
+    if (getKind(found.kind).module)
+      throw new UsageError(`${from} is a module: its identity is its path, it cannot move`);
+    if (snapshot.resources[to] !== undefined)
+      throw new UsageError(`${to} is already in state ${store.location} (${snapshot.resources[to]?.id})`);
+    record = { ...found, address: to };
+    delete snapshot.resources[from];
+    snapshot.resources[to] = record;
+    await store.write(snapshot);
+  } finally {
+    await unlock();
+  }
+  process.stdout.write(
+    `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
+  );
+  // The default token file sits beside a state file (a PostgreSQL state has no directory).
+  const moved =
+    store instanceof FileStateStore ? await moveDefaultTokenFile(store.path, from, to) : undefined;
+  if (moved) process.stdout.write(`Moved its token file to ${moved}.\n`);
+  process.stdout.write(
+    `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
+  );
+}
 
 /**
  * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state) to
