@@ -50,6 +50,20 @@ export class UnsafePlanError extends TgwError {
   }
 }
 
+/**
+ * A `moved:` entry whose old and new addresses both have an object in the state: the old object of the
+ * new address (removed from the configuration in the same change) would be kept and the renamed
+ * object deleted. Refused until one of them is gone (docs/configuration.md > moved).
+ */
+export class MoveConflictError extends TgwError {
+  constructor(from: { address: string; id: string }, to: { address: string; id: string }) {
+    super(
+      "moved_conflict",
+      `moved: ${from.address} -> ${to.address}: both addresses have an object in the state (${from.id} and ${to.id}), so the move would keep ${to.id} as ${to.address} and delete ${from.id}. Nothing was changed. Apply the removal of the old ${to.address} first (without the move), or forget it with tgw state rm ${to.address}, then apply the move.`,
+    );
+  }
+}
+
 /** A saved plan no longer describes what apply would do. */
 export class StalePlanError extends TgwError {
   constructor(what: string) {

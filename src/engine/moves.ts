@@ -8,9 +8,12 @@
  *   `to`, its marker no longer counting;
  * so `to` matches the existing object, and the plan PATCHes its ownership marker to the new address
  * (one call; `ownership: state-only`: none) instead of deleting and creating it. `from` is forgotten
- * by the state. A move whose `from` is unknown (already done, or never applied) does nothing.
+ * by the state. A move whose `from` is unknown (already done, or never applied) does nothing; one whose
+ * `from` and `to` both have a record (the old `to` was removed in the same change) is refused, as
+ * Terraform refuses a move onto an address that still has an object.
  */
 import type { StateSnapshot } from "../state/store.js";
+import { MoveConflictError } from "./errors.js";
 import type { LiveState } from "./live.js";
 
 /** One `moved:` entry. */
@@ -25,6 +28,7 @@ const UNKNOWN_FINGERPRINT = "0".repeat(64);
 /**
  * The planner's inputs with `moves` applied (new objects; the inputs are not changed), and the moves
  * that apply (their `from` is known to the state or to a marker, and `to` is not taken).
+ * @throws MoveConflictError when a move's `from` and `to` both have a state record.
  */
 export function applyMoves(
   stack: string,
@@ -37,8 +41,10 @@ export function applyMoves(
   const objects = new Map(live.objects);
   const applied: Move[] = [];
   for (const move of moves) {
-    if (resources[move.to] !== undefined) continue;
     const record = resources[move.from];
+    const taken = resources[move.to];
+    if (taken !== undefined && record !== undefined) throw new MoveConflictError(record, taken);
+    if (taken !== undefined) continue;
     const marked = [...objects.values()].find(
       (o) => o.marker?.stack === stack && o.marker.address === move.from,
     );

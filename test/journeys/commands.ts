@@ -141,11 +141,17 @@ export class RenameMoved extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model) {
+  async run(m: Model, w: World) {
     const from = pick(sorted(m), this.index);
     const to = renamed(from, this.name);
     if (m.desired.has(to)) {
       this.done = `${to} is taken: nothing`;
+      return;
+    }
+    // A move onto an address whose old object is still recorded is refused (MoveConflictError, tested
+    // in test/cli/commands/rename.test.ts): a user applies the removal first.
+    if ((await stateAddresses(w, w.main)).includes(to)) {
+      this.done = `${to} is still in the state: nothing`;
       return;
     }
     rename(m, from, to, true);
@@ -175,9 +181,14 @@ export class RenameStateMv extends Base {
       this.done = `${to} is taken: nothing`;
       return;
     }
+    // `tgw state mv` moves the record, not the object: a record whose id is not the object the model
+    // knows for `from` (another workspace made a new one since) moves that other id.
+    const recorded = (await storeOf(w, w.main).read()).resources[from]?.id;
+    const stale = recorded !== undefined && recorded !== m.ids.get(from);
     const moved = await stateMv(w, w.main, from, to);
     rename(m, from, to, moved);
     if (moved) m.unmarked.add(to);
+    if (moved && stale) m.mayChange.add(to);
     this.done = `${from} -> ${to}${moved ? "" : ", state mv refused: config renamed only"}`;
   }
   describe() {

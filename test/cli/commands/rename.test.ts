@@ -135,3 +135,31 @@ it("moved: twice in a row (a chain), with honest plan text; the object and its t
   expect(recovered.code).toBe(0);
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
 });
+
+it("moved: onto an address whose old object is still recorded is refused, and the documented way converges", async () => {
+  await configure("onto", ["a", "d"]);
+  await applyThenEmptyPlan();
+  const ids = (await state()).resources;
+  const a = ids["api_keys.a"]?.id as string;
+  const d = ids["api_keys.d"]?.id as string;
+
+  // In one change: d removed, a renamed to d.
+  await configure("onto", ["d"], [["a", "d"]]);
+  server.resetRequests();
+  const refused = await run("plan");
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(
+    `moved: api_keys.a -> api_keys.d: both addresses have an object in the state (${a} and ${d})`,
+  );
+  expect((await run("apply", "--auto-approve")).code).toBe(1);
+  expect(server.mutations()).toEqual([]);
+  expect(await live(a)).toBe(200);
+
+  // As the error says: the removal first, then the move.
+  await configure("onto", ["a"]);
+  await applyThenEmptyPlan();
+  expect(await live(d)).toBe(404);
+  await configure("onto", ["d"], [["a", "d"]]);
+  await applyThenEmptyPlan();
+  expect((await state()).resources["api_keys.d"]?.id).toBe(a);
+});
