@@ -5,20 +5,20 @@
  *   history; a revision whose configuration is invalid is reported with its commit id and not applied;
  * - leader election (`--lease`) when the state is in PostgreSQL: only the leader runs the loop, the
  *   other replicas stand by, and health shows each replica's role.
- * The loop itself (src/watch/loop.ts) knows none of this: a new loop is started for each term of
+ * The loop itself (./loop.ts) knows none of this: a new loop is started for each term of
  * leadership, reading the working copy like any configuration directory.
  */
 import { createHash } from "node:crypto";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EngineDepsOptions } from "../watch/engine-deps.js";
-import type { EventSink, WatchEvent } from "../watch/events.js";
-import { GitSource } from "../watch/git.js";
-import { type LeaderLockSource, Leadership, type LeadershipStatus } from "../watch/leader.js";
-import type { WatchMetrics } from "../watch/metrics.js";
-import type { WatchDeps } from "../watch/run.js";
-import { initialStatus, type WatchStatus } from "../watch/status.js";
-import { verifyWebhook } from "../watch/webhook.js";
+import type { EngineDepsOptions } from "./engine-deps.js";
+import type { EventSink, WatchEvent } from "./events.js";
+import { GitSource } from "./git.js";
+import { type LeaderLockSource, Leadership, type LeadershipStatus } from "./leader.js";
+import type { WatchMetrics } from "./metrics.js";
+import type { WatchDeps } from "./run.js";
+import { initialStatus, type WatchStatus } from "./status.js";
+import { verifyWebhook } from "./webhook.js";
 
 /** Environment variable holding the webhook's shared secret. */
 export const WEBHOOK_SECRET_ENV = "TGW_GIT_WEBHOOK_SECRET";

@@ -8,22 +8,9 @@
  * and an unusable health port fail at startup (exit 1), before anything runs.
  */
 import { Option } from "commander";
-import { loadDesiredState } from "../../config/index.js";
-import { ExitCode, TgwError, UsageError } from "../../errors.js";
-import { configDirOf } from "../../state/index.js";
-import { locateState } from "../../state/open.js";
-import type { StateStore } from "../../state/store.js";
-import {
-  createLog,
-  DEFAULT_BACKOFF,
-  type EventSink,
-  engineDeps,
-  type HealthServer,
-  startHealthServer,
-  WATCH_DEFAULTS,
-  WatchLoop,
-} from "../../watch/index.js";
-import { WatchMetrics } from "../../watch/metrics.js";
+import { ExitCode, UsageError } from "../../errors.js";
+import { createLog, DEFAULT_BACKOFF, WATCH_DEFAULTS } from "../../watch/index.js";
+import { runWatchService } from "../../watch/service.js";
 import type { RegisterCommand } from "../command.js";
 import { formatDuration, parseDuration } from "../duration.js";
 import {
@@ -37,14 +24,6 @@ import {
 } from "../options.js";
 import { color } from "../output.js";
 import { openTarget } from "../target.js";
-import {
-  type GitFollower,
-  gitFollower,
-  type LeaderLockSource,
-  Leadership,
-  replicaStatus,
-  WEBHOOK_SECRET_ENV,
-} from "../watch-fleet.js";
 
 interface WatchFlags extends CommonOptions, SafetyFlags {
   interval: string;
@@ -129,6 +108,61 @@ Exits 0 on SIGINT or SIGTERM, after the calls in flight finish. See docs/watch.m
 };
 
 async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
+  const durations = parseDurations(flags);
+  if (flags.git !== undefined && (flags.file ?? []).length > 0) {
+    throw new UsageError(
+      "--git and -f cannot be used together: --path names the directory in the repository",
+    );
+  }
+  if (
+    flags.git === undefined &&
+    (flags.branch !== undefined || flags.path !== undefined || flags.dataDir !== undefined)
+  ) {
+    throw new UsageError("--branch, --path and --data-dir go with --git");
+  }
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal: exit now (locks die with the process or are taken over as stale).
+    process.once(signal, () => process.exit(ExitCode.interrupted));
+    stop.abort(signal);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  await runWatchService({
+    ...durations,
+    paths: flags.file ?? [],
+    ...(flags.git === undefined
+      ? {}
+      : {
+          git: {
+            url: flags.git,
+            ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+            ...(flags.path === undefined ? {} : { path: flags.path }),
+            ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+          },
+        }),
+    ...(flags.state === undefined ? {} : { state: flags.state }),
+    selfHeal: flags.selfHeal,
+    poll: flags.poll ?? false,
+    ...(flags.parallelism === undefined ? {} : { parallelism: flags.parallelism }),
+    ...(flags.healthPort === undefined ? {} : { health: { host: flags.healthHost, port: flags.healthPort } }),
+    safety: safetyOptions(flags),
+    ...tokenCommandOption(),
+    log: createLog({ format: flags.logFormat, debug, colors: color }),
+    openTarget: (configDir, metrics) =>
+      openTarget({
+        configDir,
+        announce: flags.logFormat === "human",
+        retry: { retries: WATCH_DEFAULTS.clientRetries },
+        retryUnreachable: false,
+        onResponse: (e) => metrics.observeResponse(e),
+      }),
+    signal: stop.signal,
+  });
+}
+
+/** The duration flags in ms, checked against their lower bounds. */
+function parseDurations(flags: WatchFlags) {
   const intervalMs = parseDuration(flags.interval, "--interval");
   const debounceMs = parseDuration(flags.debounce, "--debounce");
   const backoffMaxMs = parseDuration(flags.backoffMax, "--backoff-max");
@@ -141,165 +175,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
     );
   }
   if (leaseMs < 300) throw new UsageError(`--lease must be at least 300ms, got ${flags.lease}`);
-  if (flags.git !== undefined && (flags.file ?? []).length > 0) {
-    throw new UsageError(
-      "--git and -f cannot be used together: --path names the directory in the repository",
-    );
-  }
-  if (
-    flags.git === undefined &&
-    (flags.branch !== undefined || flags.path !== undefined || flags.dataDir !== undefined)
-  ) {
-    throw new UsageError("--branch, --path and --data-dir go with --git");
-  }
-  const log = createLog({ format: flags.logFormat, debug, colors: color });
-  const metrics = new WatchMetrics();
-  let git: GitFollower | undefined;
-  const emit: EventSink = (event) => {
-    metrics.observe(event);
-    log(event);
-    git?.observe(event);
-  };
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    // A second signal: exit now (locks die with the process or are taken over as stale).
-    process.once(signal, () => process.exit(ExitCode.interrupted));
-    stop.abort(signal);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-
-  if (flags.git !== undefined) {
-    git = gitFollower({ ...flags, git: flags.git }, emit, metrics);
-    // The first fetch must succeed before anything can be loaded: retry on the interval.
-    while (!(await git.fetch())) {
-      if (await aborted(stop.signal, Math.min(intervalMs, 5_000))) return;
-    }
-  }
-  const paths = git ? [git.source.configDir] : (flags.file ?? []);
-  const initial = await loadDesiredState(paths).catch(() => undefined);
-  const location = locateState({ state: flags.state, configured: initial?.stateUrl, config: paths });
-  let openStore: ((stack: string) => StateStore) | undefined;
-  let leaderLock: LeaderLockSource | undefined;
-  if (location.kind === "postgres") {
-    if (initial === undefined) {
-      throw new UsageError(
-        "the configuration must load when tgw watch starts with a PostgreSQL state: its stack names the state and the leader lock (run tgw validate)",
-      );
-    }
-    const { PostgresStateStore } = await import("../../state/postgres/store.js");
-    openStore = (stack) => new PostgresStateStore(location.url, { stack, command: "tgw watch" });
-    leaderLock = new PostgresStateStore(location.url, { stack: initial.stack, command: "tgw watch" });
-  }
-  const target = await openTarget({
-    configDir: configDirOf(paths[0]),
-    announce: flags.logFormat === "human",
-    retry: { retries: WATCH_DEFAULTS.clientRetries },
-    retryUnreachable: false,
-    onResponse: (e) => metrics.observeResponse(e),
-  });
-
-  let health: HealthServer | undefined;
-  let loop: WatchLoop | undefined;
-  let leadership: Leadership | undefined;
-  const fetchTimer = git ? setInterval(() => void git?.fetch(), intervalMs) : undefined;
-  const standbySince = new Date();
-  try {
-    const engine = engineDeps({
-      paths,
-      statePath: location.kind === "file" ? location.path : "",
-      api: target.api,
-      apiIdentity: target.identity,
-      safety: safetyOptions(flags),
-      lockTimeoutMs,
-      ...(flags.parallelism === undefined ? {} : { parallelism: flags.parallelism }),
-      emit,
-      ...(openStore === undefined ? {} : { openStore }),
-      revision: () => git?.loaded,
-      ...tokenCommandOption(),
-    });
-    const deps = git ? git.wrap(engine) : engine;
-    const newLoop = () =>
-      new WatchLoop({
-        roots: paths.length > 0 ? paths : ["."],
-        deps,
-        emit,
-        intervalMs,
-        jitter: WATCH_DEFAULTS.jitter,
-        debounceMs,
-        selfHeal: flags.selfHeal,
-        backoff: { initialMs: DEFAULT_BACKOFF.initialMs, maxMs: backoffMaxMs },
-        poll: flags.poll ?? false,
-      });
-    if (flags.healthPort !== undefined) {
-      const where = `${flags.healthHost}:${flags.healthPort}`;
-      health = await startHealthServer({
-        host: flags.healthHost,
-        port: flags.healthPort,
-        status: () =>
-          replicaStatus(
-            loop ? () => (loop as WatchLoop).status() : undefined,
-            leadership?.status(),
-            git?.status(),
-            standbySince,
-          ),
-        metrics: () => metrics.render(),
-        ...(git ? { gitHook: git.hook(process.env[WEBHOOK_SECRET_ENV], () => {}) } : {}),
-      }).catch((err: NodeJS.ErrnoException) => {
-        throw new TgwError(
-          "health_port",
-          `cannot serve the health endpoint on ${where}: ${err.code ?? err.message}`,
-        );
-      });
-    }
-    const info = health ? { healthUrl: `${health.url}/healthz` } : {};
-    if (leaderLock !== undefined) {
-      metrics.setLeader(false);
-      leadership = new Leadership({
-        source: leaderLock,
-        leaseMs,
-        holder: "tgw watch",
-        emit,
-        onElected: () => {
-          metrics.setLeader(true);
-          loop = newLoop();
-          void loop.start(info);
-        },
-        onDeposed: async (reason) => {
-          metrics.setLeader(false);
-          const ending = loop;
-          loop = undefined;
-          await ending?.stop(reason);
-        },
-      });
-      leadership.start();
-    } else {
-      loop = newLoop();
-      await loop.start(info);
-    }
-    await aborted(stop.signal);
-    await loop?.stop(String(stop.signal.reason));
-    await leadership?.stop();
-  } finally {
-    if (fetchTimer) clearInterval(fetchTimer);
-    await health?.close();
-    await target.close();
-  }
-}
-
-/** Resolves true once `signal` is aborted, or false after `ms` (never, without `ms`). */
-function aborted(signal: AbortSignal, ms?: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(true);
-    const timer = ms === undefined ? undefined : setTimeout(() => done(false), ms);
-    function done(value: boolean) {
-      if (timer) clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      resolve(value);
-    }
-    const onAbort = () => done(true);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return { intervalMs, debounceMs, backoffMaxMs, lockTimeoutMs, leaseMs };
 }
 
 function parsePort(text: string): number {
