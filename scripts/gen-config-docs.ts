@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { optionsFor } from "../src/config/options.js";
-import { withArticle } from "../src/config/words.js";
 import {
   collections,
   type FieldDescriptor,
@@ -15,6 +14,7 @@ import {
   type KindDescriptor,
   moduleKinds,
 } from "../src/model/index.js";
+import { withArticle } from "../src/model/words.js";
 
 export const BEGIN = "<!-- BEGIN GENERATED: kinds (npm run gen) -->";
 export const END = "<!-- END GENERATED: kinds -->";

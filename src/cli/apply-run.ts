@@ -4,6 +4,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { parseDuration } from "../duration.js";
 import {
   ApplyFailedError,
   type ChangeOutcome,
@@ -15,7 +16,6 @@ import {
   reconcile,
 } from "../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../errors.js";
-import { parseDuration } from "./duration.js";
 import {
   type PlanningFlags,
   parsePositiveCount,

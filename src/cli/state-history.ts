@@ -9,10 +9,10 @@
  * Subcommands of `tgw state` (src/cli/commands/state.ts registers them); imports no command.
  */
 import type { Command } from "commander";
+import { parseDuration } from "../duration.js";
 import { UsageError } from "../errors.js";
 import { locateState, openStateStore } from "../state/open.js";
 import type { HistoryEntry, PlannedChange, StateHistory, StateImport, StateStore } from "../state/store.js";
-import { parseDuration } from "./duration.js";
 import { withLocation } from "./options.js";
 import { color, colorErr, helpExamples } from "./output.js";
 import { table } from "./render/table.js";

@@ -26,9 +26,9 @@ import {
   WAITING_AFTER_MS,
   type WaitingEvent,
 } from "../client/index.js";
-import type { DesiredState } from "../config/desired.js";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
+import type { DesiredState } from "../model/desired.js";
 import { parseRateLimit } from "../server/options.js";
 import type { StateApi } from "../state/index.js";
 import { locateState, openStateStore } from "../state/open.js";

@@ -3,8 +3,9 @@
  * fields after interpolation, and an index from every field (JSON pointer) to its position, which
  * the schema stage and the rules use to point at the offending text.
  */
+
+import type { DesiredResource, ResourceOptions } from "../model/desired.js";
 import type { KindDescriptor } from "../model/index.js";
-import type { DesiredResource, ResourceOptions } from "./desired.js";
 import type { ProblemList } from "./errors.js";
 import type { MapNode, Position } from "./source.js";
 

@@ -5,7 +5,7 @@
  * told which kind was expected.
  */
 import { type KindDescriptor, kindOfId } from "../model/index.js";
-import { listWords, noun, withArticle } from "./words.js";
+import { listWords, noun, withArticle } from "../model/words.js";
 
 /** The characters after the prefix. */
 export const ID_BODY = "[A-Za-z0-9]+";

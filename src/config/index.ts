@@ -6,11 +6,17 @@
  * const desired = await loadDesiredState(["infra/"], { env: process.env });
  * // throws ConfigError: every problem as `file:line:col: path: message`
  */
-import type { DesiredState } from "./desired.js";
+import type { DesiredState } from "../model/desired.js";
 import { type LoadOptions, loadConfig } from "./load.js";
 
-export type { DesiredResource, DesiredState, RefValue, ResourceOptions, SourcePosition } from "./desired.js";
-export { isRef } from "./desired.js";
+export type {
+  DesiredResource,
+  DesiredState,
+  RefValue,
+  ResourceOptions,
+  SourcePosition,
+} from "../model/desired.js";
+export { isRef } from "../model/desired.js";
 export { ConfigError, type ConfigProblem, formatProblem } from "./errors.js";
 export { type LoadedConfig, type LoadOptions, loadConfig } from "./load.js";
 

@@ -16,7 +16,7 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
 import { isAbsolute, resolve } from "node:path";
-import type { RefValue } from "./desired.js";
+import type { RefValue } from "../model/desired.js";
 import { type Entry, type Located, type PositionIndex, pointerChild } from "./entry.js";
 import type { ProblemList } from "./errors.js";
 import { type FileRead, MAX_FILE_BYTES, readConfinedFile } from "./file-read.js";

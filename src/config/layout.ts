@@ -9,6 +9,7 @@
  * anchors, as in Compose files).
  */
 import { collections, type KindDescriptor } from "../model/index.js";
+import { didYouMean, listWords } from "../model/words.js";
 import type { ProblemList } from "./errors.js";
 import { explainId } from "./ids.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
@@ -16,7 +17,6 @@ import { type MovedEntry, readMoved } from "./moved.js";
 import { childPath } from "./paths.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
 import { readStateSetting, type StateSetting } from "./state-setting.js";
-import { didYouMean, listWords } from "./words.js";
 
 /** Names of resources: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
 export const NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,62}$";

@@ -7,10 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import type { DesiredState } from "../model/desired.js";
 import { type ParseCache, parseLayouts } from "./cache.js";
 import { loadSynthesizedStack } from "./cdktf/load.js";
 import { findSynthesizedStack } from "./cdktf/locate.js";
-import type { DesiredState } from "./desired.js";
 import { type Entry, toDesired } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { fileRoots } from "./file-read.js";

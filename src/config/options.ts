@@ -4,8 +4,9 @@
  * `token_file` and `token_kept_elsewhere` to API keys, whose token the API returns once (docs/design.md
  * section 3.4).
  */
-import { join, resolve, sep } from "node:path";
-import type { ResourceOptions } from "./desired.js";
+import { resolve } from "node:path";
+import type { ResourceOptions } from "../model/desired.js";
+import { defaultTokenFile } from "../model/token-file.js";
 import type { ProblemList } from "./errors.js";
 import { childPath } from "./paths.js";
 import { describeNode, type MapEntry } from "./source.js";
@@ -52,18 +53,6 @@ export function optionsFor(kind: string): readonly OptionSpec[] {
     optionsByKind.set(kind, options);
   }
   return options;
-}
-
-let secrets: { configDir: string; dir: string } | undefined;
-
-/**
- * An API key's default token file: `.tgw/secrets/<name>.token` under `configDir` (relative when
- * `configDir` is). `name` is a resource name (layout.ts NAME_PATTERN, a Terraform resource name: no
- * separator or dot segment; a name that is not is reported elsewhere), so only the directory is joined.
- */
-export function defaultTokenFile(configDir: string, name: string): string {
-  if (secrets?.configDir !== configDir) secrets = { configDir, dir: join(configDir, ".tgw", "secrets") };
-  return `${secrets.dir}${sep}${name}.token`;
 }
 
 /** Where a resource is written and what it needs for defaults. */

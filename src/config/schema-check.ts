@@ -12,6 +12,7 @@
  * regular expression, `explainFormat` for our formats. Messages never quote a value.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { isRef } from "../model/desired.js";
 import {
   createAjv,
   encodeMetadata,
@@ -22,14 +23,13 @@ import {
   schemaKey,
 } from "../model/index.js";
 import * as generated from "../model/validators.gen.js";
-import { isRef } from "./desired.js";
+import { didYouMean, listWords, withArticle } from "../model/words.js";
 import { type Entry, locate, pointerChild, reportAt } from "./entry.js";
 import type { ProblemList } from "./errors.js";
 import { explainId } from "./ids.js";
 import type { OwnershipMode } from "./layout.js";
 import { optionsFor } from "./options.js";
 import { childPath } from "./paths.js";
-import { didYouMean, listWords, withArticle } from "./words.js";
 
 let ajv: ReturnType<typeof createAjv> | undefined;
 /** By kind descriptor: looked up for every resource, without building its schema key each time. */

@@ -8,7 +8,7 @@
  */
 
 import { type Api, ApiError } from "../client/index.js";
-import type { DesiredState } from "../config/desired.js";
+import type { DesiredState } from "../model/desired.js";
 import { decodeMetadata, encodeMetadata, getKind, kindOfId } from "../model/index.js";
 import type { StateRecord, StateStore } from "../state/store.js";
 import { objectPath } from "./apply.js";

@@ -15,7 +15,7 @@
  *   paces the attempts); calls in flight finish and are recorded.
  */
 import { type Api, NetworkError } from "../client/index.js";
-import type { DesiredState } from "../config/desired.js";
+import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";

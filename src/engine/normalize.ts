@@ -18,7 +18,7 @@
  * A reference whose id is not known before apply stays a `RefValue` (`{"$ref": address}`) and never
  * equals a live value.
  */
-import { isRef } from "../config/desired.js";
+import { isRef } from "../model/desired.js";
 import {
   canonicalJson,
   type FieldDescriptor,

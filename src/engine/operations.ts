@@ -18,7 +18,7 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
-import type { DesiredResource, DesiredState } from "../config/desired.js";
+import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
 import type { TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";

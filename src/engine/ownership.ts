@@ -25,7 +25,7 @@
  * name can equal (names cannot contain `:`): by rules 3, 5 and 6 a tgw stack never adopts or prunes them
  * (docs/terraform.md > Ownership).
  */
-import type { DesiredResource, DesiredState } from "../config/desired.js";
+import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { collections, fillPath, getKind } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
 import type { ForeignLineages } from "./action.js";

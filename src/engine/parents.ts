@@ -5,7 +5,7 @@
  * missing parent into a plan-time error naming the configuration line.
  */
 import { relative } from "node:path";
-import type { DesiredResource } from "../config/desired.js";
+import type { DesiredResource } from "../model/desired.js";
 import { UnknownParentError } from "./errors.js";
 import type { LiveState } from "./live.js";
 import { modulePath } from "./ownership.js";

@@ -15,8 +15,9 @@
  * - Drift: live differs from what was last applied while the configuration has not changed since
  *   (the state fingerprint equals the desired one), or the recorded object has disappeared.
  */
-import type { DesiredResource, DesiredState } from "../config/desired.js";
+import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { canonicalJson, getKind } from "../model/index.js";
+import { returnsToken } from "../model/token-file.js";
 import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
@@ -274,21 +275,6 @@ function decided(
   done.reason = reason;
   return done;
 }
-
-/** The kind's create response carries a secret `token` that no request field holds (API keys). */
-export function returnsToken(kindName: string): boolean {
-  // Asked once per resource by plan and token checks: answered once per kind.
-  let answer = tokenKinds.get(kindName);
-  if (answer === undefined) {
-    const kind = getKind(kindName);
-    answer =
-      kind.secretPaths.some((p) => p.length === 1 && p[0] === "token") &&
-      !kind.fields.some((f) => f.name === "token");
-    tokenKinds.set(kindName, answer);
-  }
-  return answer;
-}
-const tokenKinds = new Map<string, boolean>();
 
 /**
  * Desired resources ordered so that reference targets come before their referrers (`byAddress`:

@@ -12,10 +12,10 @@
  */
 
 import type { Api } from "../client/index.js";
-import type { DesiredState } from "../config/desired.js";
-import { didYouMean } from "../config/words.js";
 import { UsageError } from "../errors.js";
+import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
+import { didYouMean } from "../model/words.js";
 import { LockTimeoutError } from "../state/errors.js";
 import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
 import { hasChanges, isChange, type Plan } from "./action.js";

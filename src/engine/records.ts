@@ -3,7 +3,7 @@
  * desired values applied (./fingerprint.ts), SHA-256 of each write-only input, reference targets.
  * Never a secret value.
  */
-import type { DesiredResource } from "../config/desired.js";
+import type { DesiredResource } from "../model/desired.js";
 import { canonicalJson, type KindDescriptor } from "../model/index.js";
 import type { StateRecord } from "../state/store.js";
 import type { Values } from "./action.js";

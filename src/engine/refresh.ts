@@ -14,7 +14,7 @@
  */
 import pLimit from "p-limit";
 import { type Api, ApiError } from "../client/index.js";
-import type { DesiredState } from "../config/desired.js";
+import type { DesiredState } from "../model/desired.js";
 import { collections, getKind } from "../model/index.js";
 import type { StateSnapshot } from "../state/store.js";
 import { emptyLiveState, type LiveState, liveObject } from "./live.js";

@@ -4,7 +4,7 @@
  * created (or replaced) the id is unknown and the `RefValue` stays, which the diff treats as a change
  * and the plan shows as `(known after apply)`.
  */
-import { isRef, type RefValue } from "../config/desired.js";
+import { isRef, type RefValue } from "../model/desired.js";
 
 /** Where a reference's id comes from: the id, or undefined when it is not known yet. */
 export type IdLookup = (address: string) => string | undefined;

@@ -9,7 +9,7 @@
  * - `refuseTakeover` (the CLI under `--detailed-exitcode` or `CI=true`): objects of the stack whose
  *   markers record another state lineage (another workspace's state) are refused unless `takeover`.
  */
-import type { DesiredState } from "../config/desired.js";
+import type { DesiredState } from "../model/desired.js";
 import { destroys, type ForeignLineages, type Plan } from "./action.js";
 import { UnsafePlanError, type UnsafeReason } from "./errors.js";
 

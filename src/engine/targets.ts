@@ -10,8 +10,9 @@
  *   change first).
  * - `--exclude`: the matched changes, and every change that depends on one of them, are left out.
  */
-import { didYouMean } from "../config/words.js";
+
 import { UsageError } from "../errors.js";
+import { didYouMean } from "../model/words.js";
 import type { Change, Plan } from "./action.js";
 
 /** What to keep of a plan. */

@@ -7,12 +7,11 @@
 import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { DesiredResource, DesiredState } from "../config/desired.js";
-import { defaultTokenFile } from "../config/options.js";
+import type { DesiredResource, DesiredState } from "../model/desired.js";
+import { defaultTokenFile, returnsToken } from "../model/token-file.js";
 import { processIsAlive } from "../state/lock-info.js";
 import type { StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
-import { returnsToken } from "./plan.js";
 import { TokenWriter } from "./token-writer.js";
 
 /**

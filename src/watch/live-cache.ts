@@ -19,7 +19,6 @@
  */
 import pLimit from "p-limit";
 import type { Api } from "../client/index.js";
-import type { DesiredResource, DesiredState } from "../config/desired.js";
 import {
   isChange,
   type LiveState,
@@ -30,6 +29,7 @@ import {
 } from "../engine/index.js";
 import { modulePath } from "../engine/ownership.js";
 import { readModule } from "../engine/refresh.js";
+import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
 import type { StateSnapshot } from "../state/store.js";
 

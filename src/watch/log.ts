@@ -10,8 +10,8 @@
 import { relative } from "node:path";
 import type { createColors } from "picocolors";
 import pino from "pino";
-import { formatDuration } from "../cli/duration.js";
 import { formatProblem } from "../config/index.js";
+import { formatDuration } from "../duration.js";
 import {
   type ChangeAction,
   type ChangeSummary,

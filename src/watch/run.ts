@@ -10,8 +10,9 @@
  *   which backs off; it never escapes as an exception. Reads the failed reconcile left in flight are
  *   aborted, so an outage costs one burst of calls per attempt, not a trail of retries.
  */
-import type { DesiredState } from "../config/desired.js";
+
 import { TgwError } from "../errors.js";
+import type { DesiredState } from "../model/desired.js";
 import type { ChangeSummary, ConfigProblem, EventSink, ReadStats, ReconcileMode } from "./events.js";
 import type { RunOutcome } from "./scheduler.js";
 import { isConfigChange, onlyFiles, type Trigger } from "./trigger.js";

@@ -3,10 +3,11 @@
  * written as the config layer produces them, live objects as the reference server returns them, and
  * state snapshots.
  */
-import type { DesiredResource, DesiredState } from "../../src/config/desired.js";
+
 import { emptyLiveState, type LiveState, liveObject } from "../../src/engine/live.js";
 import { buildRecord } from "../../src/engine/records.js";
 import { resolveRefs } from "../../src/engine/refs.js";
+import type { DesiredResource, DesiredState } from "../../src/model/desired.js";
 import { collections, encodeMetadata, fillPath, getKind, moduleKinds } from "../../src/model/index.js";
 import type { StateRecord, StateSnapshot } from "../../src/state/store.js";
 

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DesiredResource } from "../../src/config/desired.js";
 import { hasChanges } from "../../src/engine/index.js";
+import type { DesiredResource } from "../../src/model/desired.js";
 import { res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createColors } from "picocolors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderPlan } from "../../src/cli/render/human.js";
-import type { DesiredResource } from "../../src/config/desired.js";
+import type { DesiredResource } from "../../src/model/desired.js";
 import { res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 

@@ -11,7 +11,6 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Api, ApiClient, ApiError } from "../../src/client/index.js";
-import type { DesiredState } from "../../src/config/desired.js";
 import { importResource } from "../../src/engine/adopt.js";
 import {
   type EngineEvent,
@@ -22,6 +21,7 @@ import {
   reconcile,
   UnsafePlanError,
 } from "../../src/engine/index.js";
+import type { DesiredState } from "../../src/model/desired.js";
 import { collections, decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
 import { res } from "../engine/builders.js";

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
-import type { DesiredState } from "../../src/config/desired.js";
+import type { DesiredState } from "../../src/model/desired.js";
 import { Backoff } from "../../src/watch/backoff.js";
 import type { WatchEvent } from "../../src/watch/events.js";
 import { createRunner } from "../../src/watch/run.js";

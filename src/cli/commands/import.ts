@@ -4,9 +4,10 @@
  * `ownership: state-only`) and records it in the state. A module is imported by its address alone.
  * Then `tgw plan` shows how the object differs from the configuration.
  */
+
+import { parseDuration } from "../../duration.js";
 import { checkStateApi, importResource } from "../../engine/index.js";
 import type { RegisterCommand } from "../command.js";
-import { parseDuration } from "../duration.js";
 import { type ApiCheckFlags, type CommonOptions, withApiCheck, withConfig } from "../options.js";
 import { color, helpExamples, warn } from "../output.js";
 import { holder, openTarget, openWorkspace } from "../target.js";

@@ -8,11 +8,11 @@
  * and an unusable health port fail at startup (exit 1), before anything runs.
  */
 import { Option } from "commander";
+import { formatDuration, parseDuration } from "../../duration.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { createLog, DEFAULT_BACKOFF, WATCH_DEFAULTS } from "../../watch/index.js";
 import { runWatchService } from "../../watch/service.js";
 import type { RegisterCommand } from "../command.js";
-import { formatDuration, parseDuration } from "../duration.js";
 import {
   type CommonOptions,
   parsePositiveCount,

@@ -3,8 +3,9 @@
  * and one item per line when long, a reference not resolved yet as `(known after apply)`, a masked
  * secret as `(sensitive)`. Multi-line strings (PEM, SAML XML) are handled by the caller (./human.ts).
  */
-import { isRef } from "../../config/desired.js";
+
 import { SENSITIVE } from "../../engine/mask.js";
+import { isRef } from "../../model/desired.js";
 
 /** What a value unknown until apply shows. */
 export const KNOWN_AFTER_APPLY = "(known after apply)";

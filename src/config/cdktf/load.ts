@@ -19,9 +19,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { ResourceOptions } from "../../model/desired.js";
 import { collections, type KindDescriptor } from "../../model/index.js";
+import { defaultTokenFile } from "../../model/token-file.js";
+import { didYouMean, withArticle } from "../../model/words.js";
 import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
-import type { ResourceOptions } from "../desired.js";
 import { type Entry, toDesired } from "../entry.js";
 import { ConfigError, ProblemList } from "../errors.js";
 import { fileRoots } from "../file-read.js";
@@ -30,12 +32,10 @@ import { explainId } from "../ids.js";
 import type { FileRead } from "../interpolate.js";
 import { OWNERSHIP_MODES, type OwnershipMode, STACK_PATTERN } from "../layout.js";
 import type { LoadedConfig, LoadOptions } from "../load.js";
-import { defaultTokenFile } from "../options.js";
 import { childPath } from "../paths.js";
 import { RULES } from "../rules/index.js";
 import { checkSchema } from "../schema-check.js";
 import { describeNode, type MapEntry, type MapNode, type Node, type Position, parseYaml } from "../source.js";
-import { didYouMean, withArticle } from "../words.js";
 import type { SynthesizedStack } from "./locate.js";
 import { convertAttributes, type ValueContext, type Variable } from "./values.js";
 

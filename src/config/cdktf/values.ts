@@ -14,8 +14,9 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { isAbsolute, resolve } from "node:path";
+import type { RefValue } from "../../model/desired.js";
 import type { KindDescriptor } from "../../model/index.js";
-import type { RefValue } from "../desired.js";
+import { withArticle } from "../../model/words.js";
 import type { ProblemList } from "../errors.js";
 import {
   convertFields,
@@ -26,7 +27,6 @@ import {
   readText,
 } from "../interpolate.js";
 import type { Node, Position } from "../source.js";
-import { withArticle } from "../words.js";
 import { type Expression, mayHoldExpression, parseTemplate } from "./expressions.js";
 
 /** A `variable` block of the stack. */

@@ -4,10 +4,10 @@
  * field can hold, and must name a resource the configuration defines.
  */
 import { collections, getKind, type JsonSchema } from "../../model/index.js";
+import { didYouMean, listWords, noun } from "../../model/words.js";
 import { type Entry, reportAt } from "../entry.js";
 import { describeIds } from "../ids.js";
 import { refKindsOf, schemaAt } from "../schema-check.js";
-import { didYouMean, listWords, noun } from "../words.js";
 import type { Rule } from "./rule.js";
 
 /** The kinds whose ids the value at `pointer` may hold: its own annotation, or its list's. */

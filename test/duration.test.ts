@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../../src/cli/duration.js";
-import { UsageError } from "../../src/errors.js";
+import { formatDuration, parseDuration } from "../src/duration.js";
+import { UsageError } from "../src/errors.js";
 
 describe("parseDuration", () => {
   it.each([

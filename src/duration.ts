@@ -8,7 +8,7 @@
  * (`1m30s`, also what `formatDuration` prints), a bare number meaning seconds (`ms` reads milliseconds),
  * and refusing negative values.
  */
-import { UsageError } from "../errors.js";
+import { UsageError } from "./errors.js";
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
