@@ -11,9 +11,8 @@
  *   only (later ones are mostly echoes);
  * - several documents in one file (`---`) are several roots; empty documents are skipped.
  *
- * Three paths give the same tree, the first that takes a file wins: the direct path (./yaml-direct.ts)
- * for the common subset, the fast path (./yaml-fast.ts: js-yaml) for what else has no anchors, tags or
- * document markers, and the `yaml` package for the rest and for every file with a problem, so that
+ * Two paths give the same tree: the direct path (./yaml-direct.ts) for the common subset, block scalars
+ * included, and the `yaml` package for what it declines and for every file with a problem, so that
  * problems are found and placed by one parser.
  */
 import { createRequire } from "node:module";
@@ -22,16 +21,15 @@ import type { Document } from "yaml";
 import type { ProblemList } from "./errors.js";
 import { childPath, itemPath } from "./paths.js";
 import { parseYamlDirect } from "./yaml-direct.js";
-import { parseYamlFast } from "./yaml-fast.js";
 
-/** The `yaml` package, loaded the first time a file needs it (most take the fast path). */
+/** The `yaml` package, loaded the first time a file needs it (most take the direct path). */
 let yamlLib: typeof YamlLib | undefined;
 const yaml = (): typeof YamlLib => {
   yamlLib ??= createRequire(import.meta.url)("yaml") as typeof YamlLib;
   return yamlLib;
 };
 
-/** Text that may leave the fast path: an anchor, alias, tag or explicit key, or a document marker. */
+/** Text that may leave the direct path: an anchor, alias, tag or explicit key, or a document marker. */
 const MAY_NEED_FULL_PARSER = /[&*!?%]|^(?:---|\.\.\.)/m;
 
 /**
@@ -110,11 +108,7 @@ const MAX_NODES = 200_000;
  * @returns the root node of every non-empty document (none when the file has a syntax error)
  */
 export function parseYaml(file: string, text: string, problems: ProblemList): Node[] {
-  return (
-    parseYamlDirect(file, text, MAX_NODES, MAX_DEPTH) ??
-    parseYamlFast(file, text, MAX_NODES, MAX_DEPTH) ??
-    parseYamlFull(file, text, problems)
-  );
+  return parseYamlDirect(file, text, MAX_NODES, MAX_DEPTH) ?? parseYamlFull(file, text, problems);
 }
 
 /** parseYaml with the `yaml` package only (exported for the test that compares both paths). */

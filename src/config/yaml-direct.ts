@@ -1,14 +1,16 @@
 /**
  * The direct path of stage 1 (./source.ts): a parser written for the common configuration file that
- * builds the positioned tree in one pass over the text, several times faster than the js-yaml path
- * (./yaml-fast.ts), which runs a general parser and then rebuilds its result with positions.
+ * builds the positioned tree in one pass over the text, several times faster than the `yaml` package,
+ * which builds a document of its own that is then converted.
  *
  * Its subset: block mappings and sequences indented with spaces, one-line flow mappings and sequences,
  * plain scalars on one line, single- and double-quoted scalars on one line (the usual escapes),
- * comments. Anything else (anchors, aliases, tags, block scalars, multi-line scalars or flow
- * collections, explicit or complex keys, a key given twice, tabs, control characters, document
- * markers...) makes it return undefined, and the caller tries the next path; the `yaml` package finds
- * and places every problem. So this path never reports a problem and never decides one.
+ * literal (`|`) and folded (`>`) block scalars with any chomping and an optional indentation indicator
+ * (inline PEMs are common), comments. Anything else (anchors, aliases, tags, multi-line plain or quoted
+ * scalars or flow collections, explicit or complex keys, a key given twice, tabs, carriage returns,
+ * control characters, document markers...) makes it return undefined, and the caller parses the file
+ * with the `yaml` package, which finds and places every problem. So this path never reports a problem
+ * and never decides one.
  *
  * Values follow the YAML 1.2 core schema as the `yaml` package reads it; positions are the ones the
  * `yaml` package gives (an empty value is placed where its text would start). A differential property
@@ -111,6 +113,9 @@ const HASH = 0x23;
 const COLON = 0x3a;
 const DASH = 0x2d;
 const COMMA = 0x2c;
+const PIPE = 0x7c;
+const GT = 0x3e;
+const PLUS = 0x2b;
 
 /** Characters that may not start a plain scalar (`-`, `?` and `:` may, before a safe character). */
 const INDICATORS = new Set("-?:,[]{}#&*!|>'\"%@`".split("").map((c) => c.charCodeAt(0)));
@@ -303,9 +308,111 @@ class DirectParser {
       return this.inlineValue(depth); // a scalar or flow collection alone on the next line
     }
     this.pos = i;
+    if (c === PIPE || c === GT) return this.blockScalar(indent, depth);
     if (!inMap && this.isSeqItem()) return this.blockSeq(i - this.lineStart, depth);
     if (!inMap && this.keyEnd() !== -1) return this.blockMap(i - this.lineStart, depth);
     return this.inlineValue(depth);
+  }
+
+  /**
+   * A literal (`|`) or folded (`>`) block scalar whose header is at `pos`, the value of an entry of the
+   * collection at column `indent` (0-based: the spec's n). Returns with `pos` at the next line with
+   * content, like the block readers. Declined: a header other than `|`/`>` with an optional
+   * indentation indicator and chomping indicator, a line of spaces only that is deeper than the
+   * content (content to YAML, easy to misread), and leading blank lines deeper than the first line.
+   */
+  private blockScalar(indent: number, depth: number): DirectScalar {
+    this.counted(depth);
+    const t = this.text;
+    const line = this.line;
+    const col = this.col(this.pos);
+    const folded = t.charCodeAt(this.pos) === GT;
+    let i = this.pos + 1;
+    let chomp = 0; // -1 strip, 0 clip, 1 keep
+    let explicit = 0;
+    for (let k = 0; k < 2; k++) {
+      const c = t.charCodeAt(i);
+      if ((c === DASH || c === PLUS) && chomp === 0) chomp = c === DASH ? -1 : 1;
+      else if (c >= 0x31 && c <= 0x39 && explicit === 0) explicit = c - 0x30;
+      else break;
+      i++;
+    }
+    let j = i;
+    while (t.charCodeAt(j) === SPACE) j++;
+    if (t.charCodeAt(j) === HASH) {
+      if (j === i) decline();
+      j = lineEnd(t, j);
+    }
+    if (j >= t.length) {
+      // The header ends the text: no body, no line break.
+      this.pos = j;
+      this.nextLine();
+      return new DirectScalar("", this.file, line, col);
+    }
+    if (t.charCodeAt(j) !== NL) decline();
+    this.newLine(j + 1);
+
+    // The content's indentation: given, or that of the first line with content (deeper than the parent).
+    let contentIndent = indent + explicit;
+    if (explicit === 0) {
+      let deepestBlank = 0;
+      contentIndent = indent + 1; // when no line has content: every line is blank or ends the scalar
+      for (let at = this.pos; ; ) {
+        let s = at;
+        while (t.charCodeAt(s) === SPACE) s++;
+        const spaces = s - at;
+        if (s < t.length && t.charCodeAt(s) !== NL) {
+          if (spaces > indent) contentIndent = spaces;
+          break;
+        }
+        if (spaces > deepestBlank) deepestBlank = spaces;
+        if (s >= t.length) break;
+        at = s + 1;
+      }
+      // YAML makes deeper leading blank lines an error, or (with no content) the indentation.
+      if (deepestBlank > contentIndent || (deepestBlank > indent && contentIndent === indent + 1)) decline();
+    }
+
+    let value = "";
+    let seen = false; // a line of content was read
+    let lastMore = false; // the last one was more indented (kept as written when folded)
+    let blanks = 0; // blank lines since the last line of content, or since the header
+    for (;;) {
+      const start = this.pos;
+      let s = start;
+      while (t.charCodeAt(s) === SPACE) s++;
+      const spaces = s - start;
+      const c = t.charCodeAt(s);
+      if (s >= t.length || c === NL) {
+        if (spaces > contentIndent || (s >= t.length && spaces > 0)) decline();
+        if (s >= t.length) break;
+        blanks++;
+        this.newLine(s + 1);
+        continue;
+      }
+      if (spaces < contentIndent) break; // the scalar ends: a comment or the next entry
+      const end = lineEnd(t, s);
+      const text = t.slice(start + contentIndent, end);
+      const more = spaces > contentIndent;
+      if (!seen) value = blanks === 0 ? text : "\n".repeat(blanks) + text;
+      else if (folded && !more && !lastMore) value += blanks === 0 ? ` ${text}` : "\n".repeat(blanks) + text;
+      else value += "\n".repeat(blanks + 1) + text;
+      seen = true;
+      lastMore = more;
+      blanks = 0;
+      if (end >= t.length) {
+        this.pos = end;
+        break;
+      }
+      this.newLine(end + 1);
+    }
+    // The last line's break is kept (clip, keep) also at the end of a text without one, as the `yaml`
+    // package reads it.
+    if (!seen) value = chomp === 1 ? "\n".repeat(blanks) : "";
+    else if (chomp === 0) value += "\n";
+    else if (chomp === 1) value += "\n".repeat(blanks + 1);
+    this.nextLine();
+    return new DirectScalar(value, this.file, line, col);
   }
 
   /** A scalar or a flow collection at `pos`, ending its line. */

@@ -1,13 +1,12 @@
 /**
  * YAML documents for the differential tests of the configuration's parse paths
- * (test/config/yaml-direct.test.ts, yaml-fast.test.ts): each path's tree must equal the `yaml` package's,
- * positions included, for every text the path takes. Documents come in several writers' styles, as a
- * person writes them, and with random edits (where a parser that accepts too much shows).
+ * (test/config/yaml-direct.test.ts): the direct path's tree must equal the `yaml` package's, positions
+ * included, for every text it takes. Documents come in several writers' styles, as a person writes
+ * them (block scalars among them), and with random edits (where a parser that accepts too much shows).
  */
 import fc from "fast-check";
-import jsYaml from "js-yaml";
 import { expect } from "vitest";
-import { stringify } from "yaml";
+import { isCollection, parseDocument, stringify, visit } from "yaml";
 import { ProblemList } from "../../src/config/errors.js";
 import { type Node, parseYamlFull } from "../../src/config/source.js";
 
@@ -134,6 +133,17 @@ const tricky = fc.constantFrom(
   "\u00a0x\u00a0",
   "\u3000",
   "x\u200b",
+  // Multi-line text, as block scalars hold it: every chomping, leading blanks, deeper lines.
+  "a\n",
+  "a\nb",
+  "a\n\n",
+  "\na\n",
+  "a\n\n\nb\n",
+  " a\nb\n",
+  "a\n  b\nc",
+  "a\n\n b\n\nc\n\n",
+  "# x\n  y: z\n",
+  "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n+/=\n-----END CERTIFICATE-----\n",
 );
 const scalar = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -152,13 +162,30 @@ const tree = fc.letrec((tie) => ({
 /** A configuration's root is a mapping or a list (a scalar alone is left to the full parser). */
 const value = fc.oneof(tree.map, tree.list);
 
+/** `value` written in block style with its collections from depth 2 on in flow style. */
+function flowLeaves(value: unknown): string {
+  const doc = parseDocument(stringify(value));
+  visit(doc, {
+    Collection(_, node, path) {
+      if (path.filter(isCollection).length >= 2) node.flow = true;
+    },
+  });
+  return doc.toString();
+}
+
 /** A document in one of several writers' styles. */
 export const document = fc
-  .tuple(value, fc.constantFrom("block", "flow", "js-yaml", "js-yaml-flow-leaves", "yaml-indent-4"))
+  .tuple(
+    value,
+    fc.constantFrom("block", "flow", "single-quoted", "flow-leaves", "indent-4", "literal", "folded"),
+  )
   .map(([doc, style]) => {
-    if (style === "js-yaml") return jsYaml.dump(doc);
-    if (style === "js-yaml-flow-leaves") return jsYaml.dump(doc, { flowLevel: 2 });
-    if (style === "yaml-indent-4") return stringify(doc, { indent: 4, indentSeq: false });
+    if (style === "single-quoted") return stringify(doc, { singleQuote: true });
+    if (style === "flow-leaves") return flowLeaves(doc);
+    if (style === "indent-4") return stringify(doc, { indent: 4, indentSeq: false });
+    if (style === "literal") return stringify(doc, { blockQuote: "literal", indent: 3 });
+    if (style === "folded")
+      return stringify(doc, { blockQuote: "folded", lineWidth: 20, minContentWidth: 0 });
     return stringify(doc, { collectionStyle: style === "flow" ? "flow" : "block" });
   });
 
@@ -189,6 +216,24 @@ function handWritten(value: unknown, choices: number[]): string {
     return scalarText(v);
   };
   const lines: string[] = [];
+  /**
+   * `text` as a block scalar below `head` (a key or a `-` at column `indent`): either style, any
+   * chomping, an indentation indicator or not, content 1 to 4 columns deeper, blank lines with or
+   * without spaces, a comment after the header or below the scalar.
+   */
+  const blockScalar = (head: string, text: string, indent: number): void => {
+    const extra = 1 + pick(4);
+    const given = pick(4) === 0;
+    const indicators = [given ? String(extra) : "", ["", "-", "+"][pick(3)] as string];
+    if (pick(2) === 0) indicators.reverse();
+    lines.push(`${head} ${[">", "|"][pick(2)]}${indicators.join("")}${["", " # header", "  #"][pick(3)]}`);
+    const pad = " ".repeat(indent + extra);
+    for (const line of text.split("\n")) {
+      const blank = line === "" ? " ".repeat(pick(3) === 0 ? pick(indent + extra + 2) : 0) : undefined;
+      lines.push(blank ?? `${pad}${line}`);
+    }
+    if (pick(4) === 0) lines.push(["", `${" ".repeat(pick(indent + 1))}# below`][pick(2)] as string);
+  };
   const block = (v: unknown, indent: number, lead: string): void => {
     const isList = Array.isArray(v);
     const entries: [string, unknown][] = isList
@@ -200,7 +245,9 @@ function handWritten(value: unknown, choices: number[]): string {
       const head = isList ? `${prefix}-` : `${prefix}${keyText(k)}:`;
       const collection = x !== null && typeof x === "object";
       const nested = collection && Object.keys(x).length > 0;
-      if (!nested || pick(3) === 0) {
+      if (!collection && pick(5) === 0) {
+        blockScalar(head, String(x), indent);
+      } else if (!nested || pick(3) === 0) {
         lines.push(`${head}${[" ", "  "][pick(2)]}${collection ? flow(x) : scalarText(x)}${comment()}`);
       } else if (isList && pick(2) === 0) {
         block(x, indent + 2, `${head} `); // compact: `- key: value` or `- - item`
