@@ -318,8 +318,9 @@ class DirectParser {
    * A literal (`|`) or folded (`>`) block scalar whose header is at `pos`, the value of an entry of the
    * collection at column `indent` (0-based: the spec's n). Returns with `pos` at the next line with
    * content, like the block readers. Declined: a header other than `|`/`>` with an optional
-   * indentation indicator and chomping indicator, a line of spaces only that is deeper than the
-   * content (content to YAML, easy to misread), and leading blank lines deeper than the first line.
+   * indentation indicator and chomping indicator; lines of spaces only that are deeper than the content
+   * before its first line (an error, or the indentation when there is no content) or after an
+   * indentation indicator, or that end the text without a line break.
    */
   private blockScalar(indent: number, depth: number): DirectScalar {
     this.counted(depth);
@@ -384,11 +385,17 @@ class DirectParser {
       const spaces = s - start;
       const c = t.charCodeAt(s);
       if (s >= t.length || c === NL) {
-        if (spaces > contentIndent || (s >= t.length && spaces > 0)) decline();
+        // A line of spaces only: blank up to the content's indentation, content (the spaces beyond
+        // it) when deeper. Declined when deeper before the first line of content, or after an
+        // indentation indicator (the `yaml` package then drops such lines at the end unless as deep
+        // as the first line), or when it ends the text.
+        if (s >= t.length ? spaces > 0 : spaces > contentIndent && (!seen || explicit !== 0)) decline();
         if (s >= t.length) break;
-        blanks++;
-        this.newLine(s + 1);
-        continue;
+        if (spaces <= contentIndent) {
+          blanks++;
+          this.newLine(s + 1);
+          continue;
+        }
       }
       if (spaces < contentIndent) break; // the scalar ends: a comment or the next entry
       const end = lineEnd(t, s);

@@ -195,7 +195,7 @@ export const document = fc
  * the value says: the full parser is the reference, not the value), indentation of 1 to 4 spaces,
  * comments and blank lines.
  */
-function handWritten(value: unknown, choices: number[]): string {
+function handWritten(value: unknown, choices: number[], blockScalarEvery = 5): string {
   let n = 0;
   const pick = (k: number) => (choices[n++ % choices.length] as number) % k;
   const scalarText = (v: unknown): string => {
@@ -245,7 +245,7 @@ function handWritten(value: unknown, choices: number[]): string {
       const head = isList ? `${prefix}-` : `${prefix}${keyText(k)}:`;
       const collection = x !== null && typeof x === "object";
       const nested = collection && Object.keys(x).length > 0;
-      if (!collection && pick(5) === 0) {
+      if (!collection && pick(blockScalarEvery) === 0) {
         blockScalar(head, String(x), indent);
       } else if (!nested || pick(3) === 0) {
         lines.push(`${head}${[" ", "  "][pick(2)]}${collection ? flow(x) : scalarText(x)}${comment()}`);
@@ -268,10 +268,44 @@ export const handWrittenDocument = fc
   .tuple(value, fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 64 }))
   .map(([doc, choices]) => handWritten(doc, choices));
 
-/** A document of either kind with up to three random edits. */
+/** Lines of the text block scalars hold: a PEM's, blank or spaces only, deeper, YAML-looking. */
+const blockLine = fc.constantFrom(
+  "-----BEGIN CERTIFICATE-----",
+  "MIIBszCCAVmgAwIBAgIUX2+/=",
+  "-----END CERTIFICATE-----",
+  "",
+  "",
+  " ",
+  "   ",
+  "  deeper",
+  " x y ",
+  "# not a comment",
+  "k: v",
+  "- item",
+  "|",
+  "> x",
+  "'q' \"dq\"",
+  "é€",
+);
+const blockText = fc.array(blockLine, { maxLength: 6 }).map((lines) => lines.join("\n"));
+const blockTree = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: "small" }, blockText, blockText, tie("list"), tie("map")),
+  list: fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
+  map: fc.dictionary(fc.stringMatching(/^[a-z]{1,4}$/), tie("node"), { minKeys: 1, maxKeys: 3 }),
+}));
+
+/** A document whose every scalar is a block scalar written by hand (`handWritten`). */
+export const blockScalarDocument = fc
+  .tuple(
+    fc.oneof(blockTree.map, blockTree.list),
+    fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 64 }),
+  )
+  .map(([doc, choices]) => handWritten(doc, choices, 1));
+
+/** A document of any kind with up to three random edits. */
 export const edited = fc
   .tuple(
-    fc.oneof(document, handWrittenDocument),
+    fc.oneof(document, handWrittenDocument, blockScalarDocument),
     fc.array(fc.tuple(fc.nat(), fc.nat({ max: 2 }), fc.constantFrom(...EDIT_CHARS)), {
       minLength: 1,
       maxLength: 3,
