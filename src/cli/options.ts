@@ -31,6 +31,7 @@ export interface SafetyFlags {
   maxDeletes?: number;
   force?: boolean;
   allowEmpty?: boolean;
+  allowTerraformObjects?: boolean;
 }
 
 /** Adds `-f` and `--state`. */
@@ -91,12 +92,16 @@ export function withReplace(cmd: Command): Command {
   );
 }
 
-/** Adds `--max-deletes`, `--force`, `--allow-empty`. */
+/** Adds `--max-deletes`, `--force`, `--allow-empty`, `--allow-terraform-objects`. */
 export function withSafety(cmd: Command): Command {
   return cmd
     .option("--max-deletes <n>", "refuse a plan that deletes (or replaces) more than N objects", parseCount)
     .option("--force", "allow more deletions than --max-deletes")
-    .option("--allow-empty", "allow an empty configuration to delete everything the stack owns");
+    .option("--allow-empty", "allow an empty configuration to delete everything the stack owns")
+    .option(
+      "--allow-terraform-objects",
+      "create although objects of those kinds carry Terraform markers of this stack's name (another Terraform configuration of the same name)",
+    );
 }
 
 /** Parses a non-negative whole number option. */
@@ -121,6 +126,7 @@ export function safetyOptions(flags: SafetyFlags): SafetyOptions {
     ...(flags.maxDeletes === undefined ? {} : { maxDeletes: flags.maxDeletes }),
     ...(flags.force ? { force: true } : {}),
     ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+    ...(flags.allowTerraformObjects ? { allowTerraformObjects: true } : {}),
   };
 }
 

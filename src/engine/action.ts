@@ -105,6 +105,20 @@ export interface ForeignLineages {
   others: { lineage: string; objects: number }[];
 }
 
+/**
+ * Live objects of the kinds a plan creates whose ownership markers say Terraform created them for a
+ * stack of this name (`terraform:<stack>/<workspace>`, ./ownership.ts `terraformObjects`): the stack is
+ * applied with Terraform or `cdktf deploy`, and tgw's creates would duplicate them.
+ */
+export interface TerraformObjects {
+  /** How many objects. */
+  objects: number;
+  /** Their marker stacks, sorted. */
+  stacks: string[];
+  /** Their kinds, sorted. */
+  kinds: string[];
+}
+
 /** A whole plan: the changes sorted by address, and what the planner read. */
 export interface Plan {
   stack: string;
@@ -122,6 +136,8 @@ export interface Plan {
   partial?: { target: string[]; exclude: string[] };
   /** Present when objects of the stack carry markers of another state lineage (a takeover). */
   foreignLineages?: ForeignLineages;
+  /** Present when the plan creates objects of kinds whose live objects Terraform made for this stack. */
+  terraformObjects?: TerraformObjects;
 }
 
 /** Counts of a plan's changes by effect. */

@@ -5,7 +5,7 @@
  * | code               | when                                                                  |
  * |--------------------|-----------------------------------------------------------------------|
  * | `duplicate_marker` | two live objects carry this stack's marker for one address            |
- * | `unsafe_plan`      | prevent_destroy, --max-deletes or --allow-empty refuse the plan         |
+ * | `unsafe_plan`      | a safety rule refuses the plan (./safety.ts)                           |
  * | `stale_plan`       | a saved plan no longer matches the state, live state or configuration |
  * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
  * | `import`           | `tgw import` cannot adopt the object as asked                         |
@@ -35,7 +35,7 @@ export class DuplicateMarkerError extends TgwError {
 
 /** One reason a plan is refused by the safety checks (./safety.ts). */
 export interface UnsafeReason {
-  /** `prevent_destroy`, `max_deletes`, `empty_desired_state` or `foreign_lineage`. */
+  /** `prevent_destroy`, `max_deletes`, `empty_desired_state`, `foreign_lineage` or `other_driver`. */
   rule: string;
   message: string;
   addresses?: string[];

@@ -23,12 +23,13 @@
  * With `ownership: state-only` markers are neither written nor read: rules 3 and 4 do not apply.
  * Objects created through Terraform carry the marker stack `terraform:<stack>`, which no tgw stack
  * name can equal (names cannot contain `:`): by rules 3, 5 and 6 a tgw stack never adopts or prunes them
- * (docs/terraform.md > Ownership).
+ * (docs/terraform.md > Ownership). `terraformObjects` only reports them, for the safety rule
+ * `other_driver` (./safety.ts).
  */
 import type { DesiredResource, DesiredState } from "../model/desired.js";
-import { collections, fillPath, getKind } from "../model/index.js";
+import { collections, fillPath, getKind, TERRAFORM_STACK_PREFIX } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
-import type { ForeignLineages } from "./action.js";
+import type { ForeignLineages, TerraformObjects } from "./action.js";
 import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
@@ -334,6 +335,36 @@ export function foreignLineages(input: {
   if (counts.size === 0) return undefined;
   const others = [...counts].map(([lineage, objects]) => ({ lineage, objects }));
   return { lineage: state.lineage, others: others.sort((a, b) => a.lineage.localeCompare(b.lineage)) };
+}
+
+/**
+ * The live objects of `kinds` whose Terraform markers name the stack `stack`: marker stacks
+ * `terraform:<stack>/<workspace>` or `terraform:<stack>-<8 hex>/<workspace>` (the provider's default
+ * `stack` in a working directory named `<stack>`, which is where `cdktf deploy` runs Terraform for a
+ * CDKTF stack of that name: cdktf.out/stacks/<stack>). Any workspace, or none (`terraform:<stack>`, as
+ * earlier providers wrote it). Undefined when there are none.
+ */
+export function terraformObjects(
+  stack: string,
+  kinds: ReadonlySet<string>,
+  live: LiveState,
+): TerraformObjects | undefined {
+  if (kinds.size === 0) return undefined;
+  // A tgw stack name holds only letters, digits, _, . and -: escaped for the regular expression anyway.
+  const escaped = stack.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // Without a workspace: the marker of providers before issue 27 (`terraform:<directory name>`).
+  const pattern = new RegExp(`^${TERRAFORM_STACK_PREFIX}${escaped}(-[0-9a-f]{8})?(/[^/]+)?$`);
+  const stacks = new Set<string>();
+  const found = new Set<string>();
+  let objects = 0;
+  for (const o of live.objects.values()) {
+    if (!kinds.has(o.kind) || !o.marker || !pattern.test(o.marker.stack)) continue;
+    objects++;
+    stacks.add(o.marker.stack);
+    found.add(o.kind);
+  }
+  if (objects === 0) return undefined;
+  return { objects, stacks: [...stacks].sort(), kinds: [...found].sort() };
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   foreignLineages,
   type Match,
   matchOwnership,
+  terraformObjects,
 } from "./ownership.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { sortStrings } from "./small-sort.js";
@@ -139,6 +140,8 @@ export function makePlan(input: PlanInput): Plan {
     if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const foreign = foreignLineages({ desired, live, state });
+  const created = new Set(changes.filter((c) => c.action === "create").map((c) => c.kind));
+  const terraform = terraformObjects(desired.stack, created, live);
 
   return {
     stack: desired.stack,
@@ -152,6 +155,7 @@ export function makePlan(input: PlanInput): Plan {
       input.lazyFingerprints === true,
     ),
     ...(foreign ? { foreignLineages: foreign } : {}),
+    ...(terraform ? { terraformObjects: terraform } : {}),
   };
 }
 

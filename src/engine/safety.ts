@@ -8,9 +8,13 @@
  *   is refused without it (an empty or mistyped `-f` must not delete everything).
  * - `refuseTakeover` (the CLI under `--detailed-exitcode` or `CI=true`): objects of the stack whose
  *   markers record another state lineage (another workspace's state) are refused unless `takeover`.
+ * - `other_driver`: a plan that creates objects of kinds whose live objects carry a Terraform marker
+ *   of this stack's name (`plan.terraformObjects`) is refused unless `allowTerraformObjects`: the
+ *   stack is applied with Terraform or `cdktf deploy`, and tgw, which never adopts such objects,
+ *   would create them all again (issue 27, defect 5).
  */
 import type { DesiredState } from "../model/desired.js";
-import { destroys, type ForeignLineages, type Plan } from "./action.js";
+import { destroys, type ForeignLineages, type Plan, type TerraformObjects } from "./action.js";
 import { UnsafePlanError, type UnsafeReason } from "./errors.js";
 
 /** Options of the safety checks (the CLI flags of the same names). */
@@ -25,6 +29,8 @@ export interface SafetyOptions {
   refuseTakeover?: boolean;
   /** Proceed although markers record another state lineage (`--takeover`). */
   takeover?: boolean;
+  /** Create although Terraform markers name this stack (`--allow-terraform-objects`). */
+  allowTerraformObjects?: boolean;
 }
 
 /**
@@ -36,6 +42,12 @@ export function foreignLineageMessage(stack: string, f: ForeignLineages): string
     .map((o) => `${o.objects} object${o.objects === 1 ? "" : "s"} of lineage ${o.lineage}`)
     .join(", ");
   return `the state's lineage is ${f.lineage}, but stack "${stack}" has ${others} in their ownership markers (another workspace's state wrote them, or this workspace's state was lost): applying takes them over`;
+}
+
+/** What the rule `other_driver` says: who applies the stack, and the ways out. */
+export function otherDriverMessage(t: TerraformObjects): string {
+  const n = `${t.objects} object${t.objects === 1 ? "" : "s"}`;
+  return `${n} of this stack (${t.kinds.join(", ")}) were created by Terraform (markers ${t.stacks.join(", ")}): this stack is applied with terraform / cdktf deploy; tgw would create them again. Plan it with terraform, or move it to tgw (docs/terraform.md > Moving a stack between Terraform and tgw); --allow-terraform-objects if they belong to another Terraform configuration of the same name`;
 }
 
 /**
@@ -79,6 +91,15 @@ export function checkPlanSafety(plan: Plan, desired: DesiredState, options: Safe
       rule: "foreign_lineage",
       message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)} (use --takeover if this workspace is to own them; after a lost state, --takeover rebuilds it from the markers)`,
     });
+  }
+  // Only while the plan still creates such a kind: --target / --exclude may have left those creates out.
+  const tf = plan.terraformObjects;
+  if (
+    tf &&
+    !options.allowTerraformObjects &&
+    plan.changes.some((c) => c.action === "create" && tf.kinds.includes(c.kind))
+  ) {
+    reasons.push({ rule: "other_driver", message: otherDriverMessage(tf) });
   }
   if (reasons.length > 0) throw new UnsafePlanError(reasons);
 }

@@ -34,8 +34,10 @@ it("a tgw stack neither prunes nor adopts nor imports an object Terraform create
   // An empty configuration: nothing of this stack to delete.
   const empty = await bench.plan([], { allowEmpty: true });
   expect(empty.plan.changes.filter((c) => c.id === made.id)).toEqual([]);
-  // The same address in the configuration: a new object, not the Terraform one.
-  const { plan } = await bench.plan([ci]);
+  // The same address in the configuration: refused (rule other_driver, ./terraform-drivers.test.ts);
+  // when allowed, a new object, not the Terraform one.
+  await expect(bench.plan([ci])).rejects.toThrow("were created by Terraform");
+  const { plan } = await bench.plan([ci], { allowTerraformObjects: true });
   expect(plan.changes[0]).toMatchObject({ address: "api_keys.ci", action: "create" });
   await expect(
     importResource({

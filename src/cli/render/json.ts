@@ -46,6 +46,7 @@ export interface JsonPlan {
   /** Present when `--target` / `--exclude` narrowed the plan: it may not hold every change. */
   partial?: { target: string[]; exclude: string[] };
   foreign_lineages?: { lineage: string; others: { lineage: string; objects: number }[] };
+  terraform_objects?: { objects: number; stacks: string[]; kinds: string[] };
 }
 
 /** The JSON document of `plan` (an object; callers stringify it). */
@@ -67,6 +68,7 @@ export function planToJson(plan: Plan): JsonPlan {
     },
     ...(plan.partial ? { partial: plan.partial } : {}),
     ...(plan.foreignLineages ? { foreign_lineages: plan.foreignLineages } : {}),
+    ...(plan.terraformObjects ? { terraform_objects: plan.terraformObjects } : {}),
   };
 }
 
