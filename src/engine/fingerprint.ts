@@ -4,7 +4,7 @@
  * saved plan was made against). Secret values enter a fingerprint only through their own digest.
  */
 import { hash } from "node:crypto";
-import { canonicalJson, type KindDescriptor } from "../model/index.js";
+import { canonicalJson, type FieldDescriptor, type KindDescriptor } from "../model/index.js";
 import type { Values } from "./action.js";
 import { mapSecrets } from "./mask.js";
 
@@ -17,9 +17,53 @@ export function sha256(text: string): string {
 /** Prefix of a digest in comparable values (the state stores the hex alone). */
 export const DIGEST_PREFIX = "sha256:";
 
-/** How a write-only value is compared: `sha256:<hex>`. */
+/** A digest in comparable form: `sha256:<hex of value>`. */
 export function digestOf(value: string): string {
   return `${DIGEST_PREFIX}${sha256(value)}`;
+}
+
+/**
+ * PEM text as compared: line breaks as LF, blanks at line ends and around the text dropped, one final
+ * newline. A key file that only gained a newline or CRLFs is the same key; a PEM file as usually
+ * written (LF, one final newline) is unchanged, so the digests states kept before stay valid.
+ */
+export function normalizePem(text: string): string {
+  return `${text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trimEnd())
+    .join("\n")
+    .trim()}\n`;
+}
+
+/** Hex SHA-256 of a write-only value as kept in a state: PEM text (`format: pem-*`) normalised first. */
+export function writeOnlyDigest(field: FieldDescriptor, value: string): string {
+  const format = field.schema.format;
+  return sha256(typeof format === "string" && format.startsWith("pem-") ? normalizePem(value) : value);
+}
+
+/**
+ * The write-only digests a state kept (`stored`, hex), each one that is the digest of the raw text of
+ * the value in `fields` replaced by `writeOnlyDigest`'s: a digest kept before PEM text was normalised
+ * still compares equal to the same text.
+ */
+export function keptDigests(
+  kind: KindDescriptor,
+  fields: Record<string, unknown>,
+  stored: Record<string, string> | undefined,
+): Record<string, string> | undefined {
+  if (!stored) return stored;
+  let out: Record<string, string> | undefined;
+  for (const f of kind.fields) {
+    const v = fields[f.name];
+    const kept = stored[f.name];
+    if (!f.writeOnly || typeof v !== "string" || kept === undefined) continue;
+    const now = writeOnlyDigest(f, v);
+    if (kept !== now && kept === sha256(v)) {
+      out ??= { ...stored };
+      out[f.name] = now;
+    }
+  }
+  return out ?? stored;
 }
 
 /**

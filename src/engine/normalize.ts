@@ -13,7 +13,8 @@
  *   `format: date-time` compared as instants (`toISOString`);
  * - `metadata` is compared as data with the ownership marker removed (src/model/metadata.ts);
  * - write-only fields (`private_key_pem`) are compared by SHA-256 fingerprint: the desired value's
- *   digest against the digest the state kept when it was last sent.
+ *   digest against the digest the state kept when it was last sent (PEM text normalised first,
+ *   ./fingerprint.ts `writeOnlyDigest`).
  *
  * A reference whose id is not known before apply stays a `RefValue` (`{"$ref": address}`) and never
  * equals a live value.
@@ -31,7 +32,7 @@ import {
   withoutMarker,
 } from "../model/index.js";
 import type { Values } from "./action.js";
-import { DIGEST_PREFIX, digestOf } from "./fingerprint.js";
+import { DIGEST_PREFIX, writeOnlyDigest } from "./fingerprint.js";
 
 interface FieldAnnotation {
   normalize?: "trim" | "lowercase" | "lowercase-keys";
@@ -202,7 +203,7 @@ export function desiredValues(kind: KindDescriptor, fields: Record<string, unkno
     const value = fields[field.name];
     if (field.isMetadata) out[field.name] = desiredMetadata(value as UserMetadata);
     else if (field.writeOnly) {
-      if (typeof value === "string") out[field.name] = digestOf(value);
+      if (typeof value === "string") out[field.name] = `${DIGEST_PREFIX}${writeOnlyDigest(field, value)}`;
     } else {
       const v = withDefault(field, value);
       if (v !== undefined) out[field.name] = v;

@@ -21,7 +21,7 @@ import { returnsToken } from "../model/token-file.js";
 import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
-import { digestOf, sha256, valuesFingerprint } from "./fingerprint.js";
+import { digestOf, keptDigests, sha256, valuesFingerprint } from "./fingerprint.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { applyMoves, type Move } from "./moves.js";
@@ -223,7 +223,7 @@ function planMatch(
     if (drift) change.drift = drift;
     return change;
   }
-  const before = liveValues(kind, m.live.raw, m.record?.writeOnly);
+  const before = liveValues(kind, m.live.raw, keptDigests(kind, fields, m.record?.writeOnly));
   let changed = diffValues(kind, after, before);
   const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
   base.id = m.id as string;

@@ -7,7 +7,7 @@ import type { DesiredResource } from "../model/desired.js";
 import { canonicalJson, type KindDescriptor } from "../model/index.js";
 import type { StateRecord } from "../state/store.js";
 import type { Values } from "./action.js";
-import { sha256, valuesFingerprint } from "./fingerprint.js";
+import { sha256, valuesFingerprint, writeOnlyDigest } from "./fingerprint.js";
 import { desiredValues } from "./normalize.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
 
@@ -35,7 +35,7 @@ export function buildRecord(
     const v = fields[f.name];
     if (!f.writeOnly || typeof v !== "string") continue;
     writeOnly ??= {};
-    writeOnly[f.name] = sha256(v);
+    writeOnly[f.name] = writeOnlyDigest(f, v);
   }
   if (writeOnly) record.writeOnly = writeOnly;
   if (resource.dependsOn.length > 0) record.dependsOn = [...new Set(resource.dependsOn)].sort();

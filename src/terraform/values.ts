@@ -15,14 +15,15 @@
  *   header name the server lower-cased never shows as a change); a field that differs takes the live
  *   value (drift);
  * - `metadata` holds the user's part; the ownership marker never reaches the state;
- * - write-only fields (`private_key_pem`) are null in state: their SHA-256 digest is kept in the
- *   resource's private state and compared like the engine compares it;
+ * - write-only fields (`private_key_pem`) are null in state: their SHA-256 digest (PEM text
+ *   normalised first, as the engine does) is kept in the resource's private state and compared like
+ *   the engine compares it;
  * - a secret the API does not return is kept from the prior state; the `token` of an API key is set
  *   once at create and kept.
  */
 
 import { diffValues, replaceFields } from "../engine/diff.js";
-import { digestOf } from "../engine/fingerprint.js";
+import { keptDigests, writeOnlyDigest } from "../engine/fingerprint.js";
 import { desiredValues, liveMetadata, liveValues, readLivePath } from "../engine/normalize.js";
 import { type FieldDescriptor, fillPath, type KindDescriptor } from "../model/index.js";
 import { conform, hasUnknown, type TfObject, type TfValue, UNKNOWN } from "./cty.js";
@@ -110,7 +111,7 @@ export function changedFields(
   const unknown = Object.keys(desired).filter((k) => hasUnknown(desired[k] as TfValue));
   for (const k of unknown) delete desired[k];
   const after = comparable(rt, desired);
-  const before = comparable(rt, fieldsOf(rt, prior), priv.writeOnly);
+  const before = comparable(rt, fieldsOf(rt, prior), keptDigests(rt.kind, desired, priv.writeOnly));
   for (const k of unknown) after[k] = UNKNOWN;
   const changed = diffValues(rt.kind, after, before);
   for (const k of unknown) if (!changed.includes(k)) changed.push(k);
@@ -262,7 +263,7 @@ export function writeOnlyDigests(rt: ResourceType, config: TfObject, prior: Priv
   const digests: Record<string, string> = { ...(prior.writeOnly ?? {}) };
   for (const f of rt.kind.fields) {
     const v = config[f.name];
-    if (f.writeOnly && typeof v === "string") digests[f.name] = digestOf(v).slice("sha256:".length);
+    if (f.writeOnly && typeof v === "string") digests[f.name] = writeOnlyDigest(f, v);
   }
   return Object.keys(digests).length > 0 ? { writeOnly: digests } : {};
 }

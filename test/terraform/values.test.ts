@@ -3,6 +3,7 @@
  * engine's diff, write-only digests, secrets the API leaves out, header names the server lower-cases.
  */
 import { describe, expect, it } from "vitest";
+import { sha256 } from "../../src/engine/fingerprint.js";
 import { type TfObject, UNKNOWN } from "../../src/terraform/cty.js";
 import { loadProviderSchema } from "../../src/terraform/schema.js";
 import { attributePath, validateConfig } from "../../src/terraform/validate.js";
@@ -37,6 +38,24 @@ describe("terraform values", () => {
     const other = full(rt, { certificate_pem: "CERT", private_key_pem: "KEY-2" });
     expect(changedFields(rt, other, prior, priv).replace).toEqual(["private_key_pem"]);
     expect(plannedState(rt, other, prior, true).private_key_pem).toBeNull();
+  });
+
+  it("compares private_key_pem as normalised PEM text, also against a digest of raw text (issue 27)", () => {
+    const rt = type("tunnelgw_tls_certificate");
+    const prior = full(rt, { id: "cert_1", certificate_pem: "CERT", description: "", metadata: "" });
+    const key = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n";
+    const priv = writeOnlyDigests(rt, full(rt, { private_key_pem: key }), {});
+    for (const text of [`${key}\n`, key.replaceAll("\n", "\r\n"), `  ${key.trim()}  `]) {
+      const config = full(rt, { certificate_pem: "CERT", private_key_pem: text });
+      expect(changedFields(rt, config, prior, priv)).toEqual({ changed: [], replace: [] });
+    }
+    // A digest of the raw text (kept before normalisation) still matches that text.
+    const raw = key.trim();
+    const legacy = { writeOnly: { private_key_pem: sha256(raw) } };
+    const config = full(rt, { certificate_pem: "CERT", private_key_pem: raw });
+    expect(changedFields(rt, config, prior, legacy)).toEqual({ changed: [], replace: [] });
+    const other = full(rt, { certificate_pem: "CERT", private_key_pem: key.replace("AAAA", "BBBB") });
+    expect(changedFields(rt, other, prior, priv).replace).toEqual(["private_key_pem"]);
   });
 
   it("keeps a secret the API does not return, and the configured case of header names", () => {
