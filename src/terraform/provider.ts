@@ -130,7 +130,7 @@ export class TunnelgwProvider {
   handlers(): grpc.UntypedServiceImplementation {
     const rpcs: Record<string, Handler> = {
       GetProviderSchema: async () => this.#getSchema(),
-      ValidateProviderConfig: async () => ({ diagnostics: [] }),
+      ValidateProviderConfig: async (r) => this.#validateProvider(r),
       ValidateResourceConfig: (r) => this.#validateResource(r),
       ValidateDataResourceConfig: async () => ({ diagnostics: [] }),
       UpgradeResourceState: (r) => this.#upgrade(r),
@@ -205,6 +205,13 @@ export class TunnelgwProvider {
     return { upgraded_state: dv(type, valueFromJson(type, json)), diagnostics: [] };
   }
 
+  /** `terraform validate` and plan: the provider block's values that can be checked offline. */
+  async #validateProvider(req: Request) {
+    const config = asObject(decodeDv(req.config)) ?? {};
+    const invalid = ownershipProblem(config.ownership);
+    return { diagnostics: invalid ? [invalid] : [] };
+  }
+
   async #configure(req: Request) {
     const config = asObject(decodeDv(req.config)) ?? {};
     const str = (v: TfValue | undefined) => (typeof v === "string" && v !== "" ? v : undefined);
@@ -220,9 +227,8 @@ export class TunnelgwProvider {
         error("api_key is not set", "Set api_key in the provider block, or TGW_API_KEY.", attr("api_key")),
       );
     const ownership = str(config.ownership) ?? "marker";
-    if (ownership !== "marker" && ownership !== "state-only") {
-      diagnostics.push(error("Invalid ownership", 'must be "marker" or "state-only"', attr("ownership")));
-    }
+    const invalid = ownershipProblem(config.ownership);
+    if (invalid) diagnostics.push(invalid);
     if (diagnostics.length > 0 || !url || !key) return { diagnostics };
     this.#markers = ownership === "marker";
     this.#stack = markerStack(
@@ -597,4 +603,17 @@ function importedState(
   known: TfObject,
 ): TfObject {
   return stateFromLive(rt, known, raw, id, {}, true);
+}
+
+/** The values of the provider's `ownership` (unset or "" is "marker"). */
+const OWNERSHIP_VALUES = ["marker", "state-only"];
+
+/** A diagnostic naming `ownership` and its allowed values when `v` is none of them; unknown: not yet. */
+function ownershipProblem(v: TfValue | undefined): Diagnostic | undefined {
+  if (typeof v !== "string" || v === "" || OWNERSHIP_VALUES.includes(v)) return undefined;
+  return error(
+    "Invalid ownership",
+    `ownership must be ${OWNERSHIP_VALUES.map((o) => JSON.stringify(o)).join(" or ")}, not ${JSON.stringify(v)}`,
+    attr("ownership"),
+  );
 }
