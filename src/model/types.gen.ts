@@ -191,55 +191,133 @@ export interface EventDestinationCreate {
    * Exactly one member; the others are null.
    */
   target: {
+    /**
+     * Delivers to a managed delivery stream.
+     */
     delivery_stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the delivery stream.
+       */
       delivery_stream_arn: string;
     } | null;
+    /**
+     * Delivers to a data stream.
+     */
     stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the stream.
+       */
       stream_arn: string;
     } | null;
+    /**
+     * Delivers to a log group.
+     */
     log_group_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the log group.
+       */
       log_group_arn: string;
     } | null;
+    /**
+     * Delivers to a monitoring service.
+     */
     monitoring_target?: {
+      /**
+       * Credential for the monitoring service (sensitive).
+       */
       api_key: string;
+      /**
+       * Tags sent with each event.
+       */
       monitoring_tags?: string;
+      /**
+       * Service name sent with each event.
+       */
       service?: string;
+      /**
+       * Site of the monitoring service to send to.
+       */
       monitoring_site?: string;
     } | null;
   };
@@ -265,55 +343,133 @@ export interface EventDestinationUpdate {
    * Exactly one member; the others are null.
    */
   target?: {
+    /**
+     * Delivers to a managed delivery stream.
+     */
     delivery_stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the delivery stream.
+       */
       delivery_stream_arn: string;
     } | null;
+    /**
+     * Delivers to a data stream.
+     */
     stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the stream.
+       */
       stream_arn: string;
     } | null;
+    /**
+     * Delivers to a log group.
+     */
     log_group_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the log group.
+       */
       log_group_arn: string;
     } | null;
+    /**
+     * Delivers to a monitoring service.
+     */
     monitoring_target?: {
+      /**
+       * Credential for the monitoring service (sensitive).
+       */
       api_key: string;
+      /**
+       * Tags sent with each event.
+       */
       monitoring_tags?: string;
+      /**
+       * Service name sent with each event.
+       */
       service?: string;
+      /**
+       * Site of the monitoring service to send to.
+       */
       monitoring_site?: string;
     } | null;
   };
@@ -342,55 +498,133 @@ export interface EventDestination {
    * Exactly one member; the others are null.
    */
   target: {
+    /**
+     * Delivers to a managed delivery stream.
+     */
     delivery_stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the delivery stream.
+       */
       delivery_stream_arn: string;
     } | null;
+    /**
+     * Delivers to a data stream.
+     */
     stream_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the stream.
+       */
       stream_arn: string;
     } | null;
+    /**
+     * Delivers to a log group.
+     */
     log_group_target?: {
       /**
        * Exactly one of role or creds.
        */
       auth: {
+        /**
+         * A role the service assumes to deliver events; null when creds are used.
+         */
         role?: {
+          /**
+           * Cloud resource name of the role.
+           */
           role_arn: string;
         } | null;
+        /**
+         * Long-term access keys; null when a role is used.
+         */
         creds?: {
+          /**
+           * Access key id.
+           */
           cloud_access_key_id: string;
+          /**
+           * Secret access key (sensitive; the API does not return it).
+           */
           cloud_secret_access_key: string;
         } | null;
       };
+      /**
+       * Cloud resource name of the log group.
+       */
       log_group_arn: string;
     } | null;
+    /**
+     * Delivers to a monitoring service.
+     */
     monitoring_target?: {
+      /**
+       * Credential for the monitoring service (sensitive).
+       */
       api_key: string;
+      /**
+       * Tags sent with each event.
+       */
       monitoring_tags?: string;
+      /**
+       * Service name sent with each event.
+       */
       service?: string;
+      /**
+       * Site of the monitoring service to send to.
+       */
       monitoring_site?: string;
     } | null;
   };
@@ -412,6 +646,9 @@ export interface EventSubscriptionCreate {
    * Event types to deliver.
    */
   sources: {
+    /**
+     * Event type, e.g. api_key_created.v0.
+     */
     type: string;
   }[];
   /**
@@ -436,6 +673,9 @@ export interface EventSubscriptionUpdate {
    * Event types to deliver.
    */
   sources?: {
+    /**
+     * Event type, e.g. api_key_created.v0.
+     */
     type: string;
   }[];
   /**
@@ -469,6 +709,9 @@ export interface EventSubscription {
      */
     uri: string;
   }[];
+  /**
+   * The event destinations (id and uri), as the API reports them.
+   */
   destinations: {
     id: string;
     uri: string;
@@ -494,6 +737,9 @@ export interface HttpsEdgeMutualTlsPut {
  */
 export interface HttpsEdgeMutualTls {
   enabled: boolean;
+  /**
+   * The certificate authorities (id and uri), as the API reports them.
+   */
   certificate_authorities: {
     id: string;
     uri: string;
@@ -572,6 +818,9 @@ export interface IpRestriction {
   metadata: string;
   enforced: boolean;
   type: "dashboard" | "api" | "agent" | "endpoints";
+  /**
+   * The IP policies (id and uri), as the API reports them.
+   */
   ip_policies: {
     id: string;
     uri: string;
@@ -730,12 +979,21 @@ export interface Saml {
   allow_idp_initiated: boolean;
   authorized_groups: string[];
   nameid_format: string;
+  /**
+   * URL of the IdP metadata, as the API returns it (may be empty).
+   */
   idp_metadata_url: string;
   /**
    * The SP entity id, a URL equal to metadata_url.
    */
   entity_id: string;
+  /**
+   * The SP's assertion consumer service URL, where the IdP sends its assertions.
+   */
   assertion_consumer_service_url: string;
+  /**
+   * The SP's single logout URL.
+   */
   single_logout_url: string;
   /**
    * PEM x.509 certificate of the key pair that signs SAML requests.
@@ -881,6 +1139,9 @@ export interface SshHostCertificate {
   description: string;
   metadata: string;
   public_key: string;
+  /**
+   * Type of the host's public key: rsa, ecdsa or ed25519.
+   */
   key_type: "rsa" | "ecdsa" | "ed25519";
   ssh_certificate_authority_id: string;
   principals: string[];
@@ -981,7 +1242,13 @@ export interface TlsCertificate {
   description: string;
   metadata: string;
   certificate_pem: string;
+  /**
+   * Subject common name of the leaf certificate.
+   */
   subject_common_name: string;
+  /**
+   * Subject alternative names of the leaf: dns_names (may include wildcards) and ips.
+   */
   subject_alternative_names: {
     dns_names: string[];
     ips: string[];
@@ -998,15 +1265,45 @@ export interface TlsCertificate {
    * RFC 3339 timestamp.
    */
   not_after: string;
+  /**
+   * Key usages of the leaf certificate.
+   */
   key_usages: string[];
+  /**
+   * Extended key usages of the leaf certificate.
+   */
   extended_key_usages: string[];
+  /**
+   * Type of the private key: rsa, ecdsa or ed25519.
+   */
   private_key_type: "rsa" | "ecdsa" | "ed25519";
+  /**
+   * Issuer common name of the leaf certificate.
+   */
   issuer_common_name: string;
+  /**
+   * Serial number of the leaf certificate.
+   */
   serial_number: string;
+  /**
+   * Subject organization of the leaf; empty when absent.
+   */
   subject_organization: string;
+  /**
+   * Subject organizational unit of the leaf; empty when absent.
+   */
   subject_organizational_unit: string;
+  /**
+   * Subject locality of the leaf; empty when absent.
+   */
   subject_locality: string;
+  /**
+   * Subject province of the leaf; empty when absent.
+   */
   subject_province: string;
+  /**
+   * Subject country of the leaf; empty when absent.
+   */
   subject_country: string;
 }
 
@@ -1057,6 +1354,9 @@ export interface TlsEdgeMutualTlsPut {
  */
 export interface TlsEdgeMutualTls {
   enabled: boolean;
+  /**
+   * The certificate authorities (id and uri), as the API reports them.
+   */
   certificate_authorities: {
     id: string;
     uri: string;
@@ -1124,6 +1424,9 @@ export interface TunnelGroupBackend {
   labels: {
     [k: string]: string | undefined;
   };
+  /**
+   * Tunnels (id and uri) whose labels match this backend's; empty on a new backend.
+   */
   tunnels: {
     id: string;
     uri: string;
@@ -1203,6 +1506,9 @@ export interface CertificateAuthorityCreate {
    * User-defined machine-readable data (often JSON text), at most 4096 bytes of UTF-8.
    */
   metadata?: string;
+  /**
+   * PEM certificate chain of the certificate authority.
+   */
   ca_pem: string;
 }
 
@@ -1278,7 +1584,13 @@ export interface HttpsEdgeRouteCreate {
    * User-defined machine-readable data (often JSON text), at most 4096 bytes of UTF-8.
    */
   metadata?: string;
+  /**
+   * How match is compared with the request path: exact_path or path_prefix.
+   */
   match_type: "exact_path" | "path_prefix";
+  /**
+   * The path (or path prefix) the route serves.
+   */
   match: string;
 }
 
@@ -1351,6 +1663,9 @@ export interface ReservedAddrCreate {
    * User-defined machine-readable data (often JSON text), at most 4096 bytes of UTF-8.
    */
   metadata?: string;
+  /**
+   * The reserved host:port address.
+   */
   addr?: string;
 }
 
@@ -1387,6 +1702,9 @@ export interface ReservedDomainCreate {
    * User-defined machine-readable data (often JSON text), at most 4096 bytes of UTF-8.
    */
   metadata?: string;
+  /**
+   * The reserved domain name.
+   */
   domain: string;
 }
 
@@ -1451,6 +1769,9 @@ export interface SshCertificateAuthority {
    * The authority's public key, authorized_keys format.
    */
   public_key: string;
+  /**
+   * Type of the certificate authority's key: rsa, ecdsa or ed25519.
+   */
   key_type: "rsa" | "ecdsa" | "ed25519";
 }
 
@@ -1544,10 +1865,19 @@ export interface TunnelCreate {
    * User-defined machine-readable data (often JSON text), at most 4096 bytes of UTF-8.
    */
   metadata?: string;
+  /**
+   * Labels of the tunnel, which tunnel group backends match.
+   */
   labels?: {
     [k: string]: string | undefined;
   };
+  /**
+   * Public URL the tunnel serves.
+   */
   public_url?: string;
+  /**
+   * Protocol of the tunnel: http, https, tcp or tls.
+   */
   proto?: "http" | "https" | "tcp" | "tls";
 }
 

@@ -185,10 +185,14 @@ function inputAttribute(s: JsonSchema, required: boolean): TerraformAttribute {
   return { type: typeOf(s), ...base };
 }
 
-function computedAttribute(s: JsonSchema): TerraformAttribute {
+/**
+ * A computed attribute read from the API. Without a description of its own it takes that of the
+ * kind's request field of the same name (`request`): a response repeats those fields undescribed.
+ */
+function computedAttribute(s: JsonSchema, request?: JsonSchema): TerraformAttribute {
   return {
     type: typeOf(s),
-    ...describe(s),
+    ...(describe(s).description || !request ? describe(s) : describe(request)),
     computed: true,
     ...(xtgw(s).secret === true ? { sensitive: true } : {}),
   };
@@ -268,7 +272,7 @@ function lookupSchema(kind: KindDescriptor): TerraformSchema {
   }
   for (const [name, s] of Object.entries(props(responseOf(kind)))) {
     if (name in attributes) continue;
-    attributes[name] = computedAttribute(s);
+    attributes[name] = computedAttribute(s, kind.fields.find((f) => f.name === name)?.schema);
   }
   return { version: 0, block: { attributes, ...plain(kind.description) } };
 }
@@ -313,7 +317,7 @@ function providerBlock(): TerraformSchema {
         stack: {
           type: "string",
           ...plain(
-            "Ownership scope written into each object's marker. Default: the name of the CDKTF stack (tgw) or of the Terraform workspace directory.",
+            "Ownership scope. Terraform writes terraform:<stack>/<workspace> into the marker of each object it creates, to find an object whose create never reached its state; default: the working directory's name and 8 hex digits of the SHA-256 of its absolute path. Set a name unique per Terraform state when one configuration is applied from several machines or paths. tgw names a synthesized CDKTF stack after it (default: the CDKTF stack's name).",
           ),
           optional: true,
         },

@@ -108,3 +108,31 @@ describe("the provider schema", () => {
     expect(Object.entries(all).flatMap(([type, s]) => walk(s.block.attributes, type))).toEqual([]);
   });
 });
+
+it("describes every attribute, nested ones included, of the provider, resources and data sources (issue 27)", () => {
+  // Read from the generated file: what Terraform and the CDKTF bindings get.
+  const generated = JSON.parse(
+    readFileSync(new URL("../../src/terraform/provider-schema.gen.json", import.meta.url), "utf8"),
+  ) as typeof doc;
+  const schemas = generated.provider_schemas[PROVIDER_SOURCE];
+  const undescribed: string[] = [];
+  let count = 0;
+  const walk = (where: string, attributes: Record<string, TerraformAttribute> | undefined) => {
+    for (const [name, a] of Object.entries(attributes ?? {})) {
+      count++;
+      if (!a.description?.trim()) undescribed.push(`${where}.${name}`);
+      if (a.nested_type) walk(`${where}.${name}`, a.nested_type.attributes);
+    }
+  };
+  walk("provider", schemas?.provider.block.attributes);
+  for (const [type, s] of Object.entries(schemas?.resource_schemas ?? {})) walk(type, s.block.attributes);
+  for (const [type, s] of Object.entries(schemas?.data_source_schemas ?? {})) walk(type, s.block.attributes);
+  expect(count).toBeGreaterThan(250);
+  expect(undescribed).toEqual([]);
+});
+
+it("describes the provider's stack as the marker scope terraform:<stack>/<workspace>", () => {
+  const stack = provider?.provider.block.attributes.stack?.description ?? "";
+  expect(stack).toContain("terraform:<stack>/<workspace>");
+  expect(stack).not.toContain("workspace directory");
+});

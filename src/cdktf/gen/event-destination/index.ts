@@ -35,6 +35,8 @@ export interface EventDestinationConfig extends cdktf.TerraformMetaArguments {
 }
 export interface EventDestinationTargetDeliveryStreamTargetAuthRole {
   /**
+  * Cloud resource name of the role.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role_arn EventDestination#role_arn}
   */
   readonly roleArn: string;
@@ -126,10 +128,14 @@ export class EventDestinationTargetDeliveryStreamTargetAuthRoleOutputReference e
 }
 export interface EventDestinationTargetDeliveryStreamTargetAuthCreds {
   /**
+  * Access key id.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_access_key_id EventDestination#cloud_access_key_id}
   */
   readonly cloudAccessKeyId: string;
   /**
+  * Secret access key (sensitive; the API does not return it).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_secret_access_key EventDestination#cloud_secret_access_key}
   */
   readonly cloudSecretAccessKey: string;
@@ -247,10 +253,14 @@ export class EventDestinationTargetDeliveryStreamTargetAuthCredsOutputReference 
 }
 export interface EventDestinationTargetDeliveryStreamTargetAuth {
   /**
+  * A role the service assumes to deliver events; null when creds are used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role EventDestination#role}
   */
   readonly role?: EventDestinationTargetDeliveryStreamTargetAuthRole;
   /**
+  * Long-term access keys; null when a role is used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#creds EventDestination#creds}
   */
   readonly creds?: EventDestinationTargetDeliveryStreamTargetAuthCreds;
@@ -380,6 +390,8 @@ export interface EventDestinationTargetDeliveryStreamTarget {
   */
   readonly auth: EventDestinationTargetDeliveryStreamTargetAuth;
   /**
+  * Cloud resource name of the delivery stream.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#delivery_stream_arn EventDestination#delivery_stream_arn}
   */
   readonly deliveryStreamArn: string;
@@ -497,6 +509,8 @@ export class EventDestinationTargetDeliveryStreamTargetOutputReference extends c
 }
 export interface EventDestinationTargetStreamTargetAuthRole {
   /**
+  * Cloud resource name of the role.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role_arn EventDestination#role_arn}
   */
   readonly roleArn: string;
@@ -588,10 +602,14 @@ export class EventDestinationTargetStreamTargetAuthRoleOutputReference extends c
 }
 export interface EventDestinationTargetStreamTargetAuthCreds {
   /**
+  * Access key id.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_access_key_id EventDestination#cloud_access_key_id}
   */
   readonly cloudAccessKeyId: string;
   /**
+  * Secret access key (sensitive; the API does not return it).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_secret_access_key EventDestination#cloud_secret_access_key}
   */
   readonly cloudSecretAccessKey: string;
@@ -709,10 +727,14 @@ export class EventDestinationTargetStreamTargetAuthCredsOutputReference extends 
 }
 export interface EventDestinationTargetStreamTargetAuth {
   /**
+  * A role the service assumes to deliver events; null when creds are used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role EventDestination#role}
   */
   readonly role?: EventDestinationTargetStreamTargetAuthRole;
   /**
+  * Long-term access keys; null when a role is used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#creds EventDestination#creds}
   */
   readonly creds?: EventDestinationTargetStreamTargetAuthCreds;
@@ -842,6 +864,8 @@ export interface EventDestinationTargetStreamTarget {
   */
   readonly auth: EventDestinationTargetStreamTargetAuth;
   /**
+  * Cloud resource name of the stream.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#stream_arn EventDestination#stream_arn}
   */
   readonly streamArn: string;
@@ -959,6 +983,8 @@ export class EventDestinationTargetStreamTargetOutputReference extends cdktf.Com
 }
 export interface EventDestinationTargetLogGroupTargetAuthRole {
   /**
+  * Cloud resource name of the role.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role_arn EventDestination#role_arn}
   */
   readonly roleArn: string;
@@ -1050,10 +1076,14 @@ export class EventDestinationTargetLogGroupTargetAuthRoleOutputReference extends
 }
 export interface EventDestinationTargetLogGroupTargetAuthCreds {
   /**
+  * Access key id.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_access_key_id EventDestination#cloud_access_key_id}
   */
   readonly cloudAccessKeyId: string;
   /**
+  * Secret access key (sensitive; the API does not return it).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#cloud_secret_access_key EventDestination#cloud_secret_access_key}
   */
   readonly cloudSecretAccessKey: string;
@@ -1171,10 +1201,14 @@ export class EventDestinationTargetLogGroupTargetAuthCredsOutputReference extend
 }
 export interface EventDestinationTargetLogGroupTargetAuth {
   /**
+  * A role the service assumes to deliver events; null when creds are used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#role EventDestination#role}
   */
   readonly role?: EventDestinationTargetLogGroupTargetAuthRole;
   /**
+  * Long-term access keys; null when a role is used.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#creds EventDestination#creds}
   */
   readonly creds?: EventDestinationTargetLogGroupTargetAuthCreds;
@@ -1304,6 +1338,8 @@ export interface EventDestinationTargetLogGroupTarget {
   */
   readonly auth: EventDestinationTargetLogGroupTargetAuth;
   /**
+  * Cloud resource name of the log group.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#log_group_arn EventDestination#log_group_arn}
   */
   readonly logGroupArn: string;
@@ -1421,18 +1457,26 @@ export class EventDestinationTargetLogGroupTargetOutputReference extends cdktf.C
 }
 export interface EventDestinationTargetMonitoringTarget {
   /**
+  * Credential for the monitoring service (sensitive).
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#api_key EventDestination#api_key}
   */
   readonly apiKey: string;
   /**
+  * Tags sent with each event.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#monitoring_tags EventDestination#monitoring_tags}
   */
   readonly monitoringTags?: string;
   /**
+  * Service name sent with each event.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#service EventDestination#service}
   */
   readonly service?: string;
   /**
+  * Site of the monitoring service to send to.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#monitoring_site EventDestination#monitoring_site}
   */
   readonly monitoringSite?: string;
@@ -1611,18 +1655,26 @@ export class EventDestinationTargetMonitoringTargetOutputReference extends cdktf
 }
 export interface EventDestinationTarget {
   /**
+  * Delivers to a managed delivery stream.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#delivery_stream_target EventDestination#delivery_stream_target}
   */
   readonly deliveryStreamTarget?: EventDestinationTargetDeliveryStreamTarget;
   /**
+  * Delivers to a data stream.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#stream_target EventDestination#stream_target}
   */
   readonly streamTarget?: EventDestinationTargetStreamTarget;
   /**
+  * Delivers to a log group.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#log_group_target EventDestination#log_group_target}
   */
   readonly logGroupTarget?: EventDestinationTargetLogGroupTarget;
   /**
+  * Delivers to a monitoring service.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_destination#monitoring_target EventDestination#monitoring_target}
   */
   readonly monitoringTarget?: EventDestinationTargetMonitoringTarget;

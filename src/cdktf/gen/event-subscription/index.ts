@@ -35,6 +35,8 @@ export interface EventSubscriptionConfig extends cdktf.TerraformMetaArguments {
 }
 export interface EventSubscriptionSources {
   /**
+  * Event type, e.g. api_key_created.v0.
+  *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/resources/event_subscription#type EventSubscription#type}
   */
   readonly type: string;

@@ -21,7 +21,7 @@ export interface TunnelgwProviderConfig {
   */
   readonly apiKey?: string;
   /**
-  * Ownership scope written into each object's marker. Default: the name of the CDKTF stack (tgw) or of the Terraform workspace directory.
+  * Ownership scope. Terraform writes terraform:<stack>/<workspace> into the marker of each object it creates, to find an object whose create never reached its state; default: the working directory's name and 8 hex digits of the SHA-256 of its absolute path. Set a name unique per Terraform state when one configuration is applied from several machines or paths. tgw names a synthesized CDKTF stack after it (default: the CDKTF stack's name).
   *
   * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs#stack TunnelgwProvider#stack}
   */
