@@ -520,7 +520,7 @@ export class TunnelgwProvider {
         diagnostics: [
           error(
             `${id} belongs to the tgw stack "${marker.stack}"`,
-            `It was created by tgw as ${marker.address}; a tgw stack and Terraform never manage the same object. Remove it from that stack first (tgw state rm), or leave it to tgw.`,
+            `It was created by tgw as ${marker.address}; a tgw stack and Terraform never manage the same object. To move it, run tgw state rm on its address, remove the address from the tgw configuration and the "tgw" key from the object's metadata (through the API; while the marker stays, tgw adopts it again, or deletes it once the configuration lacks it), then import it; or leave it to tgw.`,
           ),
         ],
       };
