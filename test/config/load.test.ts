@@ -1,5 +1,5 @@
 /**
- * What a valid configuration becomes: the DesiredState the engine builds against (src/config/desired.ts).
+ * What a valid configuration becomes: the DesiredState the engine builds against (src/model/desired.ts).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration text and messages contain ${...} on purpose
 import { readFileSync } from "node:fs";
