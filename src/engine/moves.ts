@@ -48,15 +48,17 @@ export function applyMoves(
     const marked = [...objects.values()].find(
       (o) => o.marker?.stack === stack && o.marker.address === move.from,
     );
-    const id = record?.id ?? marked?.id;
+    // What `from` is, by the ownership rules: its record's object while it exists, else the object
+    // carrying its marker (a record of an object deleted since, while another workspace made a new one).
+    const byRecord = record !== undefined && (objects.has(record.id) || !marked) ? record : undefined;
+    const id = byRecord?.id ?? marked?.id;
     if (id === undefined) continue;
-    const kind = record?.kind ?? (marked?.kind as string);
     delete resources[move.from];
-    resources[move.to] = record
-      ? { ...record, address: move.to }
+    resources[move.to] = byRecord
+      ? { ...byRecord, address: move.to }
       : {
           address: move.to,
-          kind,
+          kind: marked?.kind as string,
           id,
           fingerprint: UNKNOWN_FINGERPRINT,
           appliedAt: new Date(0).toISOString(),

@@ -729,6 +729,15 @@ const groups: Record<string, Row[]> = {
       forget: ["api_keys.a"],
     },
     {
+      name: "moved, the recorded object gone and another carrying the old marker -> that one moves",
+      desired: ["api_keys.b"],
+      live: [obj("ak_2", mine("api_keys.a"))],
+      state: [rec("api_keys.a", "ak_1")],
+      moves: [{ from: "api_keys.a", to: "api_keys.b" }],
+      expect: [["api_keys.b", "update", "moved from api_keys.a (its ownership marker is rewritten)"]],
+      forget: ["api_keys.a"],
+    },
+    {
       name: "moved, a second object carrying the old marker -> that one is pruned as the old address",
       desired: ["api_keys.b"],
       live: [
