@@ -56,10 +56,17 @@ export class UnsafePlanError extends TgwError {
  * object deleted. Refused until one of them is gone (docs/configuration.md > moved).
  */
 export class MoveConflictError extends TgwError {
-  constructor(from: { address: string; id: string }, to: { address: string; id: string }) {
+  /** `movedFrom`: `to` is taken by another entry of this configuration moving that address onto it. */
+  constructor(
+    from: { address: string; id: string },
+    to: { address: string; id: string },
+    movedFrom?: string,
+  ) {
     super(
       "moved_conflict",
-      `moved: ${from.address} -> ${to.address}: both addresses have an object in the state (${from.id} and ${to.id}), so the move would keep ${to.id} as ${to.address} and delete ${from.id}. Nothing was changed. Apply the removal of the old ${to.address} first (without the move), or forget it with tgw state rm ${to.address}, then apply the move.`,
+      movedFrom !== undefined
+        ? `moved: ${movedFrom} -> ${to.address} and ${from.address} -> ${to.address} both move an object of the state onto ${to.address} (${to.id} and ${from.id}). Nothing was changed. Remove the moved: entry that no longer applies.`
+        : `moved: ${from.address} -> ${to.address}: both addresses have an object in the state (${from.id} and ${to.id}), so the move would keep ${to.id} as ${to.address} and delete ${from.id}. Nothing was changed. Apply the removal of the old ${to.address} first (without the move), or forget it with tgw state rm ${to.address}, then apply the move.`,
     );
   }
 }

@@ -43,7 +43,10 @@ export function applyMoves(
   for (const move of moves) {
     const record = resources[move.from];
     const taken = resources[move.to];
-    if (taken !== undefined && record !== undefined) throw new MoveConflictError(record, taken);
+    if (taken !== undefined && record !== undefined) {
+      const earlier = applied.find((m) => m.to === move.to)?.from;
+      throw new MoveConflictError(record, taken, earlier);
+    }
     if (taken !== undefined) continue;
     const marked = [...objects.values()].find(
       (o) => o.marker?.stack === stack && o.marker.address === move.from,

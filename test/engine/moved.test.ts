@@ -97,3 +97,40 @@ describe("moved", () => {
     }
   });
 });
+
+describe("moved: conflicts", () => {
+  it("refuses two entries moving recorded objects onto one address, naming both", async () => {
+    const { applyMoves } = await import("../../src/engine/moves.js");
+    const { MoveConflictError } = await import("../../src/engine/errors.js");
+    const rec = (address: string, id: string) => ({
+      address,
+      kind: "api_key",
+      id,
+      fingerprint: "0".repeat(64),
+      appliedAt: new Date(0).toISOString(),
+    });
+    const state = {
+      version: 1 as const,
+      lineage: "l",
+      serial: 1,
+      stack: "s",
+      resources: { "api_keys.a": rec("api_keys.a", "ak_1"), "api_keys.b": rec("api_keys.b", "ak_2") },
+    };
+    const live = (await import("../../src/engine/live.js")).emptyLiveState();
+    const moves = [
+      { from: "api_keys.a", to: "api_keys.c" },
+      { from: "api_keys.b", to: "api_keys.c" },
+    ];
+    const err = (() => {
+      try {
+        applyMoves("s", state, live, moves);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(MoveConflictError);
+    expect((err as Error).message).toContain(
+      "moved: api_keys.a -> api_keys.c and api_keys.b -> api_keys.c both move an object of the state onto api_keys.c",
+    );
+  });
+});

@@ -154,6 +154,12 @@ export class RenameMoved extends Base {
       this.done = `${to} is still in the state: nothing`;
       return;
     }
+    // Two entries moving onto one address are refused too (MoveConflictError) when both sources are
+    // recorded: a user removes the stale entry; the model does not write a second one.
+    if (m.moved.some((move) => move.to === to)) {
+      this.done = `an entry already moves onto ${to}: nothing`;
+      return;
+    }
     rename(m, from, to, true);
     m.moved.push({ from, to });
     this.done = `${from} -> ${to}`;
