@@ -84,8 +84,7 @@ export function readOptions(entries: MapEntry[], ctx: OptionsContext): ResourceO
         ctx.problems.add(value.pos, path, `must be true or false (got ${describeNode(value)})`);
         continue;
       }
-      if (spec.name === "token_kept_elsewhere") options.token_kept_elsewhere = v;
-      else options.prevent_destroy = v;
+      Object.assign(options, { [spec.name]: v });
     } else {
       if (typeof v !== "string") {
         ctx.problems.add(value.pos, path, `must be a file path (got ${describeNode(value)})`);
