@@ -47,7 +47,8 @@ export async function openCommandState(
     if (loaded !== undefined) {
       stack ??= loaded.desired.stack;
       if (chosen === undefined && loaded.desired.stateUrl !== undefined) {
-        location = locateState({ configured: loaded.desired.stateUrl, config: opts.file, env: {} });
+        // No --state and no TGW_STATE_URL here: the environment only allows the configuration's host.
+        location = locateState({ configured: loaded.desired.stateUrl, config: opts.file, env });
       }
     }
   }

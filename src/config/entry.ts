@@ -114,5 +114,6 @@ export function toDesired(entry: Entry): DesiredResource {
   if (entry.pathParams) resource.pathParams = entry.pathParams;
   resource.dependsOn = entry.refs.length === 0 ? [] : [...new Set(entry.refs.map((r) => r.target))].sort();
   resource.source = entry.keyPos;
+  if (entry.fromEnv.size > 0) resource.sensitive = [...entry.fromEnv].sort();
   return resource;
 }

@@ -9,10 +9,12 @@
  * - only inside the allowed roots, after symbolic links are resolved: by default the configuration's
  *   directory tree (the Git work tree that holds a configuration file, or its directory outside Git);
  *   `TGW_FILE_ROOTS` (paths separated by `:`) adds roots;
- * - never under `/proc`, `/sys` or `/dev`, whatever the roots.
+ * - never under `/proc`, `/sys` or `/dev`, whatever the roots;
+ * - never inside a `.git` directory (its `config` may hold the credential of a remote) or a `.tgw`
+ *   directory (state, API key tokens, the reference server's key) under a root.
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 /** Largest file `${file:}` reads: PEMs, keys and IdP metadata are far smaller. */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -22,6 +24,9 @@ export const FILE_ROOTS_ENV = "TGW_FILE_ROOTS";
 
 /** Pseudo file systems whose files are never configuration (`/proc/self/environ` holds secrets). */
 const FORBIDDEN = ["/proc", "/sys", "/dev"];
+
+/** Directories of Git and of tgw, whose files hold credentials, tokens and state. */
+const PRIVATE_DIRS = [".git", ".tgw"];
 
 /** The text of a file, or why it could not be read. */
 export type FileRead = { text: string } | { error: string };
@@ -77,11 +82,16 @@ export function readConfinedFile(abs: string, roots: readonly string[]): FileRea
   if (FORBIDDEN.some((dir) => isInside(path, dir)) || FORBIDDEN.some((dir) => isInside(abs, dir))) {
     return { error: "files under /proc, /sys and /dev are never read" };
   }
-  if (!roots.some((root) => isInside(path, root))) {
+  const root = roots.find((r) => isInside(path, r));
+  if (root === undefined) {
     return {
       error: `it is outside the configuration's directory tree (${roots.join(", ")}); set ${FILE_ROOTS_ENV} to allow more directories`,
     };
   }
+  const hidden = relative(root, path)
+    .split(sep)
+    .find((name) => PRIVATE_DIRS.includes(name));
+  if (hidden !== undefined) return { error: `files inside a ${hidden} directory are never read` };
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);

@@ -2,8 +2,9 @@
  * Stage 3 of loading: from positioned YAML nodes to plain field values, substituting the three
  * interpolations in string values (never in keys):
  *
- * - `${env:NAME}`: the environment variable NAME (secrets). Unset is a problem that names the
- *   variable; no value is ever printed.
+ * - `${env:NAME}`: the environment variable NAME (secrets), when a configuration may read it
+ *   (./env-policy.ts: `TGW_VAR_*` and what the operator allows). Unset is a problem that names the
+ *   variable; no value is ever printed, and plans mask every value that holds one.
  * - `${file:PATH}`: the contents of a file, PATH relative to the YAML file that says it (or absolute),
  *   read as UTF-8 with trailing line breaks removed (like `$(cat PATH)` in a shell), regular files
  *   only, within the allowed roots and size (./file-read.ts). Every file read, and every file that
@@ -18,6 +19,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RefValue } from "../model/desired.js";
 import { type Entry, type Located, type PositionIndex, pointerChild } from "./entry.js";
+import { envRefusal } from "./env-policy.js";
 import type { ProblemList } from "./errors.js";
 import { type FileRead, MAX_FILE_BYTES, readConfinedFile } from "./file-read.js";
 import { childPath, itemPath } from "./paths.js";
@@ -264,6 +266,12 @@ export function interpolateString(
     if (fn === "env" && colon >= 0) {
       if (!ENV_NAME.test(arg)) {
         ctx.problems.add(pos, path, "${env:NAME} needs a variable name of letters, digits and _");
+        parts.push("");
+        continue;
+      }
+      const refused = envRefusal(arg, ctx.env);
+      if (refused !== undefined) {
+        ctx.problems.add(pos, path, refused);
         parts.push("");
         continue;
       }

@@ -72,6 +72,8 @@ export interface Change {
   tokenFile?: string;
   /** What the configuration calls the object besides its address: a CDKTF construct path. Display only. */
   label?: string;
+  /** JSON pointers of values from the environment (DesiredResource.sensitive): masked like secrets. */
+  sensitive?: string[];
 }
 
 /** How many changes of each kind of effect a plan has (modules' `put` counts as create or update). */

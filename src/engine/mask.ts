@@ -52,7 +52,32 @@ function replaceAt(node: unknown, path: string[], at: number, replace: (value: u
   return next === obj[head] ? node : { ...obj, [head]: next };
 }
 
-/** `values` with every secret shown as `(sensitive)`. */
-export function maskValues(kind: KindDescriptor, values: Values): Values {
-  return mapSecrets(kind, values, () => SENSITIVE);
+/**
+ * `values` with every secret shown as `(sensitive)`: the kind's secrets, and the values at
+ * `sensitive` (JSON pointers of values from the environment, `Change.sensitive`). A pointer is
+ * followed through objects only: a list on its way is masked whole, as normalising may reorder it.
+ */
+export function maskValues(kind: KindDescriptor, values: Values, sensitive?: readonly string[]): Values {
+  let out = mapSecrets(kind, values, () => SENSITIVE);
+  for (const pointer of sensitive ?? []) out = maskPointer(out, pointerSegments(pointer), 0) as Values;
+  return out;
+}
+
+/** The unescaped names of a JSON pointer (RFC 6901: `~1` is `/`, `~0` is `~`). */
+function pointerSegments(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** `node` with the value at `names` (from its `at`-th) masked; the way there is copied. */
+function maskPointer(node: unknown, names: string[], at: number): unknown {
+  if (node === undefined || node === null || node === SENSITIVE) return node;
+  if (at >= names.length || Array.isArray(node) || typeof node !== "object") return SENSITIVE;
+  const obj = node as Record<string, unknown>;
+  const head = names[at] as string;
+  if (!(head in obj)) return node;
+  const next = maskPointer(obj[head], names, at + 1);
+  return next === obj[head] ? node : { ...obj, [head]: next };
 }

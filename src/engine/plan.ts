@@ -205,6 +205,7 @@ function planMatch(
     dependsOn: unresolvedRefs(fields),
   };
   if (m.resource.label) base.label = m.resource.label;
+  if (m.resource.sensitive) base.sensitive = m.resource.sensitive;
   if (!m.live) {
     const drift = m.record !== undefined && m.takenBy === undefined;
     // Completed in place, like `decided` below: a spread of `base` per create cost more than the rest.

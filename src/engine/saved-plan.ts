@@ -23,8 +23,8 @@ export interface SavedPlanCheck {
 export function planDigest(plan: Plan): string {
   const changes = plan.changes.map((c) => ({
     ...c,
-    ...(c.before ? { before: maskValues(getKind(c.kind), c.before) } : {}),
-    ...(c.after ? { after: maskValues(getKind(c.kind), c.after) } : {}),
+    ...(c.before ? { before: maskValues(getKind(c.kind), c.before, c.sensitive) } : {}),
+    ...(c.after ? { after: maskValues(getKind(c.kind), c.after, c.sensitive) } : {}),
   }));
   return sha256(canonicalJson({ destroy: plan.destroy, changes, forget: plan.forget }));
 }

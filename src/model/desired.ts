@@ -64,6 +64,11 @@ export interface DesiredResource {
   source: SourcePosition;
   /** What the user calls it besides its address: the construct path of a CDKTF resource (`complete/ci`). */
   label?: string;
+  /**
+   * JSON pointers into `fields` (`/description`, `/target/kafka/topic`) of the values that hold text
+   * from `${env:}`: every plan format masks them (docs/configuration.md > `${env:NAME}`).
+   */
+  sensitive?: string[];
 }
 
 /** The whole desired state of one stack. */

@@ -2,7 +2,8 @@
  * Which state store a command uses, in order (docs/state.md):
  * 1. `--state` (a file path, or a `postgres://` URL);
  * 2. the `TGW_STATE_URL` environment variable (same forms);
- * 3. the configuration's `state:` block (src/config/state-setting.ts);
+ * 3. the configuration's `state:` block (src/config/state-setting.ts), when the operator allows its
+ *    host (`TGW_STATE_HOSTS`, ./postgres/url.ts `checkConfiguredHost`);
  * 4. the file `<config dir>/.tgw/state.json`.
  *
  * The PostgreSQL store is loaded only when a `postgres://` URL is used, so file users never load the
@@ -11,7 +12,7 @@
 import { UsageError } from "../errors.js";
 import { FileStateStore } from "./file-store.js";
 import { resolveStatePath } from "./location.js";
-import { isPostgresUrl, parsePostgresUrl, redactUrl } from "./postgres/url.js";
+import { checkConfiguredHost, isPostgresUrl, parsePostgresUrl, redactUrl } from "./postgres/url.js";
 import type { StateStore } from "./store.js";
 
 /** Where a state lives. */
@@ -35,6 +36,9 @@ export function locateState(opts: LocateStateOptions): StateLocation {
   const chosen = opts.state ?? (env.TGW_STATE_URL?.trim() || undefined) ?? opts.configured;
   if (chosen !== undefined && isPostgresUrl(chosen)) {
     parsePostgresUrl(chosen); // Refuse a bad URL before anything runs.
+    if (chosen === opts.configured && opts.state === undefined && !env.TGW_STATE_URL?.trim()) {
+      checkConfiguredHost(chosen, env);
+    }
     return { kind: "postgres", url: chosen };
   }
   if (chosen !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {

@@ -9,6 +9,7 @@
  * leadership, reading the working copy like any configuration directory.
  */
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EngineDepsOptions } from "./engine-deps.js";
@@ -34,9 +35,15 @@ export interface RevisionStatus {
   invalid: { revision: string; problem: string } | null;
 }
 
-/** Where the working copy of `url` at `branch` is kept: disposable, fetched again when missing. */
-export function defaultGitDir(url: string, branch: string | undefined): string {
-  return join(tmpdir(), `tgw-watch-git-${gitId(url, branch)}`);
+/**
+ * Makes the directory of this process's working copy: new and unpredictable (`mkdtemp`, mode 0700,
+ * under the temporary directory), removed when the process exits. A fixed path could be created first
+ * by another local user.
+ */
+export function makeGitDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "tgw-watch-git-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /**
@@ -160,7 +167,7 @@ export function gitFollower(
     url: flags.git,
     ...(flags.branch === undefined ? {} : { branch: flags.branch }),
     ...(flags.path === undefined ? {} : { path: flags.path }),
-    dir: defaultGitDir(flags.git, flags.branch),
+    dir: makeGitDir(),
     dataDir: flags.dataDir ?? defaultGitDataDir(flags.git, flags.branch),
   });
   return new GitFollower(source, emit, metrics);

@@ -8,6 +8,11 @@
  * Operations are serialised: a checkout never happens while the configuration is being read
  * (`whileReading`), so a load always sees one whole revision. URLs are shown without credentials.
  *
+ * The working copy keeps no credential: a URL's user and password are removed from the remote that
+ * Git records and handed to each `git` run in its environment as an HTTP header for that host
+ * (`GIT_CONFIG_*`), never on disk. The working copy lives in a directory made for this process
+ * (`mkdtemp`, mode 0700), not at a path another local user could create first.
+ *
  * The state and token files never live in the working copy, which every checkout cleans: the
  * configuration directory's `.tgw` is a link to the data directory (`--data-dir`), and `.tgw` is
  * excluded from Git there (`.git/info/exclude`), so `git clean` leaves the link.
@@ -29,7 +34,7 @@ export interface GitSourceOptions {
   branch?: string;
   /** Directory of the configuration inside the repository (default: its root). */
   path?: string;
-  /** Where the working copy is kept. */
+  /** Where the working copy is kept: a directory this process made, mode 0700 (./fleet.ts). */
   dir: string;
   /** Where the state and token files are kept (the configuration directory's `.tgw` links there). */
   dataDir: string;
@@ -38,11 +43,18 @@ export interface GitSourceOptions {
 /** A followed Git repository. */
 export class GitSource {
   readonly #opts: GitSourceOptions;
+  /** The URL Git records: no user, no password. */
+  readonly #remote: string;
+  /** What every `git` run adds to its environment: the credential, if the URL held one. */
+  readonly #env: Record<string, string>;
   #revision: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(opts: GitSourceOptions) {
     this.#opts = opts;
+    const { remote, env } = splitCredential(opts.url);
+    this.#remote = remote;
+    this.#env = { ...env, GIT_TERMINAL_PROMPT: "0" };
   }
 
   /** The URL for messages (no password). */
@@ -71,7 +83,7 @@ export class GitSource {
       if (!existsSync(join(dir, ".git"))) {
         await mkdir(dir, { recursive: true });
         await this.#git(["init", "--quiet", dir], undefined);
-        await this.#git(["remote", "add", "origin", this.#opts.url]);
+        await this.#git(["remote", "add", "origin", this.#remote]);
       }
       await this.#git(["fetch", "--quiet", "--depth", "1", "origin", this.#opts.branch ?? "HEAD"]);
       const fetched = (await this.#git(["rev-parse", "FETCH_HEAD^{commit}"])).trim();
@@ -128,7 +140,7 @@ export class GitSource {
     try {
       const { stdout } = await run("git", args, {
         ...(cwd === undefined ? {} : { cwd }),
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        env: { ...process.env, ...this.#env },
         maxBuffer: 16 * 1024 * 1024,
       });
       return stdout;
@@ -142,4 +154,34 @@ export class GitSource {
       );
     }
   }
+}
+
+/**
+ * An HTTP(S) URL's user and password moved out of it: the URL to record as the remote, and the
+ * environment that gives Git the same credential as an `Authorization` header for that host only
+ * (`http.<scheme>://<host>/.extraHeader`). Other URLs (ssh, file) are kept as they are.
+ */
+export function splitCredential(url: string): { remote: string; env: Record<string, string> } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { remote: url, env: {} }; // scp-like `git@host:repo`: no credential in it
+  }
+  if (!/^https?:$/.test(parsed.protocol) || (parsed.username === "" && parsed.password === "")) {
+    return { remote: url, env: {} };
+  }
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = "";
+  parsed.password = "";
+  const basic = Buffer.from(`${user}:${password}`).toString("base64");
+  return {
+    remote: parsed.toString(),
+    env: {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: `http.${parsed.protocol}//${parsed.host}/.extraHeader`,
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    },
+  };
 }

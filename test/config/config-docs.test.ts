@@ -28,6 +28,6 @@ it("the complete example at the top of docs/configuration.md is valid", async ()
     "web-platform/certs/app.pem": readFileSync(`${KEYS}app.example.com.crt.pem`, "utf8"),
     "web-platform/certs/app.key": readFileSync(`${KEYS}app.example.com.key.pem`, "utf8"),
   });
-  const desired = await loadDesiredState(["web-platform"], { cwd, env: { MONITORING_API_KEY: "k" } });
+  const desired = await loadDesiredState(["web-platform"], { cwd, env: { TGW_VAR_MONITORING_API_KEY: "k" } });
   expect(desired.resources).toHaveLength(8); // 5 resources, 3 modules
 });

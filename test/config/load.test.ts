@@ -30,14 +30,14 @@ describe("loadDesiredState", () => {
           "    labels: {app: web}",
           "    prevent_destroy: true",
           "event_destinations:",
-          "  audit: {format: json, target: {monitoring_target: {api_key: '${env:MON_KEY}'}}}",
+          "  audit: {format: json, target: {monitoring_target: {api_key: '${env:TGW_VAR_MON_KEY}'}}}",
         ),
         "notes.txt": "not configuration\n",
         ".hidden.yaml": "not: read\n",
       },
       "platform",
     );
-    const desired = await loadDesiredState([], { cwd, env: { MON_KEY: "k-123" } });
+    const desired = await loadDesiredState([], { cwd, env: { TGW_VAR_MON_KEY: "k-123" } });
     expect(desired.stack).toBe("platform");
     expect(desired.ownership).toBe("marker");
     expect(desired.configDir).toBe(cwd);
@@ -127,8 +127,14 @@ describe("loadDesiredState", () => {
 
   it("substitutes env in part of a string, and $${ is a literal ${", async () => {
     const desired = await load(
-      { "a.yaml": yaml("api_keys:", "  ci:", "    description: 'for ${env:TEAM}: costs $${n} and $5'") },
-      { env: { TEAM: "infra" } },
+      {
+        "a.yaml": yaml(
+          "api_keys:",
+          "  ci:",
+          "    description: 'for ${env:TGW_VAR_TEAM}: costs $${n} and $5'",
+        ),
+      },
+      { env: { TGW_VAR_TEAM: "infra" } },
     );
     expect(desired.resources[0]?.fields.description).toBe("for infra: costs ${n} and $5");
   });

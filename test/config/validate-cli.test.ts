@@ -41,13 +41,13 @@ const broken = {
     "  tls:",
     "    edgtls_1:",
     "      backend: {backend_id: '${ref:tunnel_group_backends.web}'}",
-    "      mutual_tls: {certificate_authority_ids: ['${env:CA_ID}']}",
+    "      mutual_tls: {certificate_authority_ids: ['${env:TGW_VAR_CA_ID}']}",
   ),
 };
 const brokenLines = [
   "a.yaml:3:5: api_keys.ci.descripton: unknown field of an API key (did you mean description?); expected description, metadata, owner_id, prevent_destroy, token_file or token_kept_elsewhere",
   "a.yaml:7:29: edges.tls.edgtls_1.backend.backend_id: ${ref:tunnel_group_backends.web}: no tunnel group backend named web in the configuration",
-  "a.yaml:8:48: edges.tls.edgtls_1.mutual_tls.certificate_authority_ids[0]: environment variable CA_ID is not set",
+  "a.yaml:8:48: edges.tls.edgtls_1.mutual_tls.certificate_authority_ids[0]: environment variable TGW_VAR_CA_ID is not set",
 ];
 
 describe("tgw validate", () => {

@@ -28,3 +28,21 @@ describe("mapSecrets", () => {
     expect(maskValues(getKind("tls_certificate"), cert)).toBe(cert);
   });
 });
+
+describe("maskValues with the pointers of values from the environment", () => {
+  const backend = getKind("tunnel_group_backend");
+  it("masks the value at each pointer, a list on the way whole, and leaves the rest shared", () => {
+    const values = { description: "team x", labels: { "a/b": "v", app: "web" }, metadata: "m" };
+    expect(maskValues(backend, values, ["/description", "/labels/a~1b"])).toEqual({
+      description: SENSITIVE,
+      labels: { "a/b": SENSITIVE, app: "web" },
+      metadata: "m",
+    });
+    expect(values.description).toBe("team x");
+    const ip = getKind("ip_restriction");
+    expect(maskValues(ip, { ip_policy_ids: ["a", "b"] }, ["/ip_policy_ids/1"])).toEqual({
+      ip_policy_ids: SENSITIVE,
+    });
+    expect(maskValues(backend, values, ["/missing/x"])).toBe(values);
+  });
+});

@@ -58,7 +58,7 @@ describe.skipIf(pg === undefined)("PostgreSQL state through the CLI", () => {
   const fresh = () => {
     const url = new URL(pg.freshSchemaUrl());
     url.password = "";
-    return { url: url.toString(), env: { PGPASSWORD: pg.password } };
+    return { url: url.toString(), env: { PGPASSWORD: pg.password, TGW_STATE_HOSTS: url.hostname } };
   };
 
   it("uses the state: block (password from PGPASSWORD), and writes no state file", async () => {

@@ -7,13 +7,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStateStore } from "../../src/state/postgres/store.js";
-import { defaultGitDataDir, defaultGitDir } from "../../src/watch/fleet.js";
+import { defaultGitDataDir } from "../../src/watch/fleet.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { keysDescribed, startWatch } from "./child.js";
@@ -157,7 +158,6 @@ describe.skipIf(pg === undefined)("tgw watch --git", () => {
     } finally {
       await w.stop();
       repo.cleanup();
-      rmSync(defaultGitDir(repo.url, "main"), { recursive: true, force: true });
     }
   }, 120_000);
 });
@@ -204,7 +204,6 @@ describe("tgw watch --git with the default file state", () => {
     } finally {
       await w.stop();
       repo.cleanup();
-      rmSync(defaultGitDir(repo.url, "main"), { recursive: true, force: true });
       rmSync(stateHome, { recursive: true, force: true });
     }
   }, 120_000);
@@ -214,4 +213,47 @@ describe("tgw watch --git with the default file state", () => {
     expect(await w.exit).toBe(1);
     expect(w.stderr()).toContain("--branch, --path and --data-dir go with --git");
   });
+});
+
+describe("tgw watch --git with a credential in the URL", () => {
+  it("sends it to the host as a header, never writes it to disk, and keeps the working copy in a 0700 directory of its own", async () => {
+    const secret = "planted-git-password-8e1f";
+    const authorizations: string[] = [];
+    const http = createHttpServer((req, res) => {
+      authorizations.push(String(req.headers.authorization ?? ""));
+      res.statusCode = 404;
+      res.end();
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as { port: number };
+    const tmp = mkdtempSync(join(tmpdir(), "tgw-git-tmp-"));
+    const w = startWatch({
+      dir: "",
+      api: server,
+      cwd: tmpdir(),
+      env: { TMPDIR: tmp, XDG_STATE_HOME: tmp },
+      args: ["--git", `http://deployer:${secret}@127.0.0.1:${port}/infra.git`, "--interval", "1s"],
+    });
+    try {
+      const expected = `Basic ${Buffer.from(`deployer:${secret}`).toString("base64")}`;
+      for (let i = 0; i < 3000 && !authorizations.includes(expected); i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(authorizations).toContain(expected);
+      const copies = readdirSync(tmp).filter((n) => n.startsWith("tgw-watch-git-"));
+      expect(copies).toHaveLength(1);
+      const copy = join(tmp, copies[0] as string);
+      expect(statSync(copy).mode & 0o777).toBe(0o700);
+      const files = readdirSync(tmp, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+      expect(files.length).toBeGreaterThan(0);
+      for (const f of files) expect(readFileSync(join(f.parentPath, f.name), "latin1")).not.toContain(secret);
+      expect(w.lines().join("\n") + w.stderr()).not.toContain(secret);
+      await w.stop();
+      expect(existsSync(copy)).toBe(false);
+    } finally {
+      await w.stop();
+      http.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -184,8 +184,8 @@ function appendChange(lines: string[], ch: Change, c: Colors): void {
   lines.push(
     `${p(symbol ?? "   ")} ${c.bold(ch.address)} ${c.dim(`(${ch.kind})`)}${ch.id && !kind.module ? ` ${ch.id}` : ""}`,
   );
-  const before = ch.before ? maskValues(kind, ch.before) : undefined;
-  const after = ch.after ? maskValues(kind, ch.after) : undefined;
+  const before = ch.before ? maskValues(kind, ch.before, ch.sensitive) : undefined;
+  const after = ch.after ? maskValues(kind, ch.after, ch.sensitive) : undefined;
   const rows: Row[] = [];
 
   if (ch.action === "create" || (ch.action === "put" && !before)) {

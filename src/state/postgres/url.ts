@@ -7,6 +7,7 @@
  * the others (`sslmode`...) are passed on. The location shown in messages never holds the password.
  * @see docs/state.md
  */
+import { parse as parseConnectionString } from "pg-connection-string";
 import { UsageError } from "../../errors.js";
 
 /** Default number of past states kept per stack. */
@@ -73,4 +74,28 @@ export function redactUrl(text: string): string {
 /** True if the URL text carries a password (`user:password@`). */
 export function hasPassword(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:[^@/\s]*@/i.test(text.trim());
+}
+
+/** The environment variable in which the operator lists the hosts a configuration's `state:` may name. */
+export const STATE_HOSTS_ENV = "TGW_STATE_HOSTS";
+
+/**
+ * Refuses a configuration's `state:` URL whose host the operator has not allowed (docs/state.md >
+ * Who chooses the database). The driver would send that host the password of `PGPASSWORD` or
+ * `~/.pgpass`, so a configuration (a pull request) may not choose it: the host must be listed in
+ * `TGW_STATE_HOSTS` (names separated by `,` or spaces). A URL without a host (the operator's `PGHOST`
+ * or the local socket) needs no listing. The host is the one the driver connects to (`?host=` wins).
+ * @throws UsageError naming the host and the way to allow it
+ */
+export function checkConfiguredHost(url: string, env: Record<string, string | undefined>): void {
+  const host = (parseConnectionString(url.trim()).host ?? "").toLowerCase();
+  if (host === "") return;
+  const allowed = (env[STATE_HOSTS_ENV] ?? "")
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter((h) => h !== "");
+  if (allowed.includes(host)) return;
+  throw new UsageError(
+    `the configuration's state: names the PostgreSQL host ${host}, which the operator has not allowed (the database password would be sent to it): set ${STATE_HOSTS_ENV}=${host}, or give the state with --state or TGW_STATE_URL`,
+  );
 }
