@@ -23,6 +23,11 @@ export type EngineEvent =
   /** A create whose response was lost was found again through its ownership marker. */
   | { type: "create_recovered"; address: string; id: string }
   /**
+   * An API key created by this apply whose answer, and with it the only copy of its token, was lost:
+   * the key `id` (never delivered, so unused) was deleted and is created again for a new token.
+   */
+  | { type: "token_reissued"; address: string; id: string }
+  /**
    * A create failed and no object carries its marker: it was not created, and is sent again now
    * (`attempt` 2 is the first retry).
    */

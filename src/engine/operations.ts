@@ -128,7 +128,18 @@ async function createObject(
   if (oldId && c.replaceOrder === "create-first")
     await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()), { now: true });
   const body = createBody(kind, c.address, fields, marker);
-  const outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+  let outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+  // An API key found by its marker after the create's answer was lost: that answer held its only
+  // token, so nobody can be using the key. It is recorded (a kill from here leaves a known object),
+  // deleted and created again, so that the token reaches its file (issue 31: a token is never lost
+  // silently).
+  for (let attempt = 0; "recovered" in outcome && c.tokenFile && attempt < REISSUES; attempt++) {
+    const lost = outcome.recovered;
+    await recordResult(ctx, kind, resource, lost, fields, values);
+    await deleteById(ctx, kind, lost, c.address);
+    ctx.emit({ type: "token_reissued", address: c.address, id: lost });
+    outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+  }
   if ("recovered" in outcome) {
     ctx.emit({ type: "create_recovered", address: c.address, id: outcome.recovered });
     await recordResult(ctx, kind, resource, outcome.recovered, fields, values);
@@ -173,21 +184,34 @@ async function putModule(ctx: ApplyContext, c: Change, kind: KindDescriptor): Pr
 /** DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. */
 async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const id = c.id as string;
+  const address =
+    c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
+  await deleteById(ctx, kind, id, address);
+  return id;
+}
+
+/** DELETE the object `id` (a 404 counts as done) and drop the record of `address` if it holds `id`. */
+async function deleteById(
+  ctx: ApplyContext,
+  kind: KindDescriptor,
+  id: string,
+  address: string,
+): Promise<void> {
   try {
     await ctx.api.delete(kind.module ? id : objectPath(kind, id));
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404)) throw err;
   }
-  const address =
-    c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
   await recorded(
     ctx,
     ctx.journal.update((records) => {
       if (records[address]?.id === id) delete records[address];
     }),
   );
-  return id;
 }
+
+/** How many times an API key whose create answer (and token) was lost is deleted and created again. */
+const REISSUES = 3;
 
 /**
  * Hands an API key's token to the token command, or writes it to its file (also when the command

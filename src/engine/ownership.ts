@@ -12,7 +12,9 @@
  * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
  *    with its own state): one is kept, the others are duplicates, which the plan deletes. Kept: the
  *    one the state records (for an API key, the key whose token this workspace wrote), else the
- *    oldest (`created_at`, then id) of the address's own kind. An object rule 2 gave to another
+ *    oldest (`created_at`, then id) of the address's own kind. When rule 2 gave the address an
+ *    object that does not carry its marker yet (a `moved:` entry, an imported object), that object is
+ *    kept and every object carrying the marker is a duplicate. An object rule 2 gave to another
  *    address, or that the state records as the deposed half of an unfinished replace, is not a
  *    duplicate.
  * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
@@ -109,7 +111,7 @@ export function matchOwnership(input: {
   // Rule 4 on what rules 1 and 2 left: an object the state gives to an address is that address's, never
   // another's duplicate, whatever marker it carries.
   const marked = markedObjects(ctx);
-  const duplicates = splitDuplicates(marked, state);
+  const duplicates = splitDuplicates(marked, state, ctx.claimed);
   for (const i of pending) matches[i] = matchByMarker(ctx, resources[i] as DesiredResource, marked);
   const { orphans, forget } = findOrphans(ctx, new Set(resources.map((r) => r.address)), marked);
   return { matches, orphans, duplicates, forget };
@@ -283,10 +285,26 @@ function findOrphans(
  * Leaves one object per address in `marked` (rule 4) and returns the others as duplicates. Kept: the
  * object the state records for the address, else the oldest of the address's own kind (each list
  * holds those first, see markedObjects). Objects of another kind than the kept one (a marker copied
- * by hand) are duplicates too.
+ * by hand) are duplicates too. An address that rule 2 gave an object without its marker (a move, a
+ * marker still to add) keeps that object: every marked object of the address is a duplicate, and the
+ * address leaves `marked`.
+ * @param claimed object id -> address, of the objects rule 2 matched
  */
-function splitDuplicates(marked: Map<string, LiveObject[]>, state: StateSnapshot): Duplicate[] {
+function splitDuplicates(
+  marked: Map<string, LiveObject[]>,
+  state: StateSnapshot,
+  claimed: ReadonlyMap<string, string>,
+): Duplicate[] {
   const duplicates: Duplicate[] = [];
+  const unmarkedKept = new Map<string, string>();
+  for (const [id, address] of claimed) {
+    if (marked.has(address) && !marked.get(address)?.some((o) => o.id === id)) unmarkedKept.set(address, id);
+  }
+  for (const [address, keptId] of unmarkedKept) {
+    for (const o of marked.get(address) ?? [])
+      duplicates.push({ address, kind: o.kind, live: o, keptId, keptBecause: "state" });
+    marked.delete(address);
+  }
   for (const [address, list] of marked) {
     if (list.length < 2) continue;
     const recorded = state.resources[address]?.id;

@@ -754,6 +754,32 @@ const groups: Record<string, Row[]> = {
       deletes: ["ak_2"],
     },
     {
+      name: "moved onto an address another object still carries the marker of -> that one is b's duplicate",
+      // Found by a 2,000-sequence journey run: b was forgotten (state rm), renamed in the
+      // configuration only, then another object moved to b; the old b was left live with b's marker.
+      desired: ["api_keys.b"],
+      live: [obj("ak_1", mine("api_keys.a")), obj("ak_2", mine("api_keys.b"))],
+      state: [rec("api_keys.a", "ak_1")],
+      moves: [{ from: "api_keys.a", to: "api_keys.b" }],
+      expect: [
+        ["api_keys.b", "update", "moved from api_keys.a (its ownership marker is rewritten)"],
+        ["api_keys.b#duplicate:ak_2", "delete", keptByState("api_keys.b", "ak_1")],
+      ],
+      forget: ["api_keys.a"],
+      deletes: ["ak_2"],
+    },
+    {
+      name: "recorded object without the marker, another carrying the address's marker -> the other is a duplicate",
+      desired: ["api_keys.a"],
+      live: [obj("ak_1"), obj("ak_2", mine("api_keys.a"))],
+      state: [rec("api_keys.a", "ak_1")],
+      expect: [
+        ["api_keys.a", "update", MARKER_MISSING],
+        ["api_keys.a#duplicate:ak_2", "delete", keptByState("api_keys.a", "ak_1")],
+      ],
+      deletes: ["ak_2"],
+    },
+    {
       name: "renamed by state mv: record at the new address, marker naming the old -> update, NEVER a delete",
       desired: ["api_keys.b"],
       live: [obj("ak_1", mine("api_keys.a"))],

@@ -11,7 +11,8 @@
  * --replay R` (JOURNEY_SEED, JOURNEY_PATH, JOURNEY_REPLAY). JOURNEY_LOG=1 prints every sequence run.
  * A command's `[...]` in a counterexample is what its last execution did (shrinking runs it again).
  */
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -40,9 +41,11 @@ import {
   applyAsDocumented,
   checkConverged,
   cleanUp,
+  describePlan,
   keepCopy,
   type Model,
   newModel,
+  ownedObjects,
   type World,
 } from "./world.js";
 
@@ -60,6 +63,8 @@ const SEED =
       ? 2026
       : undefined;
 const PATH = process.env.JOURNEY_PATH;
+/** `--trace` (JOURNEY_TRACE=1): after each command, the live objects of the stack and the main state. */
+const TRACE = process.env.JOURNEY_TRACE === "1";
 /** The commands' own replay path (`/*replayPath="..."*\/` in the counterexample). */
 const REPLAY = process.env.JOURNEY_REPLAY;
 
@@ -109,6 +114,30 @@ const initial = fc.uniqueArray(fc.tuple(address, description), {
   selector: ([a]) => a,
 });
 
+/** Prints what `--trace` shows after `what`: the stack's marked live objects and the main state's records. */
+async function trace(world: World, what: string): Promise<void> {
+  const owned = (await ownedObjects(world)).map((o) => `${o.address}=${o.id}`);
+  const text = existsSync(world.main.statePath) ? await readFile(world.main.statePath, "utf8") : "{}";
+  const records = Object.values(
+    (JSON.parse(text) as { resources?: Record<string, { address: string; id: string }> }).resources ?? {},
+  );
+  console.log(
+    `${world.stack} ## ${what}\n  live:  ${owned.join(" ")}\n  state: ${records.map((r) => `${r.address}=${r.id}`).join(" ")}`,
+  );
+}
+
+/** `command`, tracing after it runs. */
+function traced(command: Command): Command {
+  return {
+    check: (m) => command.check(m),
+    run: async (m, w) => {
+      await command.run(m, w);
+      await trace(w, String(command));
+    },
+    toString: () => String(command),
+  };
+}
+
 /**
  * Applies `first` on a fresh world, runs `commands`, then the documented next command, which must
  * converge.
@@ -121,9 +150,10 @@ async function journey(first: [string, string][], commands: Iterable<Command>): 
     const applied = await applyAsDocumented(world, model, world.main);
     await checkConverged(world, model, world.main, applied);
     await keepCopy(world);
-    await fc.asyncModelRun(() => ({ model, real: world }), commands);
+    await fc.asyncModelRun(() => ({ model, real: world }), TRACE ? [...commands].map(traced) : commands);
     if (process.env.JOURNEY_LOG) console.log(`${world.stack}: ${String(commands)}`);
     const last = await applyAsDocumented(world, model, world.main);
+    if (TRACE) await trace(world, `final apply: ${describePlan(last.result.plan)}`);
     await checkConverged(world, model, world.main, last);
   } finally {
     await cleanUp(world);

@@ -42,6 +42,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: ${c.red(`${event.op} failed`)} ${c.dim(`(${seconds(event.durationMs)})`)}: ${describeError(event.error)}`;
     case "create_recovered":
       return `${event.address}: the API's answer to the create was lost; found the object ${event.id} by its ownership marker`;
+    case "token_reissued":
+      return `${event.address}: the answer to the create held the key's only token and was lost; the key ${event.id}, made by this apply and never delivered, was deleted, and is created again`;
     case "create_retrying":
       return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
