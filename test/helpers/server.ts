@@ -12,6 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { createAccount } from "../../src/server/account.js";
 import { startServer } from "../../src/server/server.js";
 import type { RecordedRequest } from "../../src/server/types.js";
 
@@ -52,6 +53,8 @@ export interface TestServer {
   /** Only the POST, PATCH, PUT and DELETE requests. */
   mutations(): RecordedRequest[];
   resetRequests(): void;
+  /** Makes a new, empty account on this server and returns its first admin token (docs/server.md > Accounts and roles). */
+  newAccount(): { accountId: string; token: string };
   close(): Promise<void>;
 }
 
@@ -77,6 +80,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     mutations: () => requests.filter((r) => MUTATIONS.has(r.method)),
     resetRequests: () => {
       requests.length = 0;
+    },
+    newAccount: () => {
+      const { accountId, token } = createAccount(server.app.store);
+      return { accountId, token };
     },
     close: server.close,
   };

@@ -244,13 +244,23 @@ describe("roles within an account", () => {
     expect((await user("DELETE", `/api_keys/${ownKey.body.id}`)).status).toBe(204);
   });
 
-  it("modules: a non-admin key replaces or deletes only a module it set", async () => {
+  it("modules: a non-admin key puts or deletes modules only under an edge it owns", async () => {
     errorMessage(await user("PUT", `${ROUTE}/saml`, moduleBodies.get("saml")), 403);
     errorMessage(await user("DELETE", `${ROUTE}/compression`), 403);
+    // A fixture route belongs to nobody: not even a first PUT (issue 31 §4; every module in
+    // module-authorization.test.ts).
     const route2 = "/edges/https/edghts_example01/routes/edghtsrt_example02";
-    expect((await user("PUT", `${route2}/compression`, {})).status).toBe(200);
-    errorMessage(await bot("DELETE", `${route2}/compression`), 403);
-    expect((await user("DELETE", `${route2}/compression`)).status).toBe(204);
+    errorMessage(await user("PUT", `${route2}/compression`, {}), 403);
+    const edge = await user("POST", "/edges/https", { hostports: ["user.example.com:443"] });
+    const route = await user("POST", `/edges/https/${edge.body.id}/routes`, {
+      match_type: "path_prefix",
+      match: "/",
+    });
+    expect(route.status, route.text).toBe(201);
+    const own = `/edges/https/${edge.body.id}/routes/${route.body.id}`;
+    expect((await user("PUT", `${own}/compression`, {})).status).toBe(200);
+    errorMessage(await bot("DELETE", `${own}/compression`), 403);
+    expect((await user("DELETE", `${own}/compression`)).status).toBe(204);
   });
 
   it("an admin key manages everything of its account", async () => {

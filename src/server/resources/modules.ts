@@ -2,7 +2,9 @@
  * The operations on traffic modules (docs/api.md > Module operations), without HTTP. A module is a
  * singleton under its edge or route, so its identity is its path: it is stored with the id
  * `<kind>:<parent id>` and the parent as `parent_id`. PUT replaces it whole, GET of a module never set
- * is 404, DELETE removes it; the edge (and route) must exist (404).
+ * is 404, DELETE removes it; the edge (and route) must exist (404). A module is its edge's: any key of
+ * the account reads it, and only who may change the edge puts or deletes it (./service.ts >
+ * assertMayChange).
  */
 import { getKind, type KindDescriptor } from "../../model/index.js";
 import { problems } from "../errors.js";
@@ -47,10 +49,11 @@ export async function putModule(
 ): Promise<Record<string, unknown>> {
   const hooks = hooksFor(kind);
   hooks.authorize?.(ctx, "write");
+  // The module is its edge's: checked on the parent, so a first PUT is refused like a replace.
+  assertMayChange(parent, ctx);
   checkReferences(kind, input, ctx);
   const id = moduleId(kind, parent);
   const current = ctx.store.get(id);
-  if (current !== undefined) assertMayChange(current, ctx);
   const result = hooks.create ? await hooks.create(input, ctx, parent.id, current) : { body: input };
   // Read again after the await: a concurrent PUT may have set the module (or a DELETE removed it, or
   // the parent) meanwhile. The write itself is synchronous, so the last PUT wins whole.
@@ -88,8 +91,7 @@ export function deleteModule(
 ): void {
   const shown = getModule(kind, parent, ctx, path);
   hooksFor(kind).authorize?.(ctx, "write");
-  const current = ctx.store.get(moduleId(kind, parent));
-  if (current !== undefined) assertMayChange(current, ctx);
+  assertMayChange(parent, ctx);
   ctx.store.remove(moduleId(kind, parent));
   if (ctx.emitEvents) emitEvent(ctx, kind, "deleted", shown);
 }

@@ -13,19 +13,36 @@ import { type RequestContext, titleInSentence } from "./context.js";
 import { emitEvent } from "./events.js";
 import type { Body, CreateResult, KindHooks } from "./hooks.js";
 import { hooksFor } from "./kinds/index.js";
-import { assertNotInUse, checkReferences, describe } from "./references.js";
+import { assertNotInUse, checkReferences } from "./references.js";
 import { render } from "./render.js";
 
 /**
- * The role rule of docs/server.md > Accounts and roles: an admin key changes and deletes anything of
- * its account; another key only what its user or bot owns (`owner_id`, else who created it).
- * Fixtures have no creator: only admins change them.
+ * The role rule of docs/server.md > Accounts and roles, the one check of every write (collections,
+ * routes, modules): an admin key changes and deletes anything of its account; another key only what
+ * its user or bot owns (`owner_id`, else who created it). Fixtures have no creator: only admins change
+ * them. What hangs under an edge (its routes, the modules of the edge and of its routes) is the edge's:
+ * the edge's owner decides, whoever made the route or module (issue 31 §4).
+ * @param obj the object changed or deleted, or the parent a new route or module goes under
  * @throws ApiProblem 403
  */
 export function assertMayChange(obj: StoredObject, ctx: RequestContext): void {
   if (ctx.principal.admin) return;
-  const owner = typeof obj.body.owner_id === "string" ? obj.body.owner_id : obj.createdBy;
-  if (owner !== ctx.principal.ownerId) throw problems.notOwner(describe(obj), obj.id);
+  const owned = ownedObject(obj, ctx);
+  const owner = typeof owned.body.owner_id === "string" ? owned.body.owner_id : owned.createdBy;
+  if (owner !== ctx.principal.ownerId) {
+    throw problems.notOwner(titleInSentence(getKind(owned.kind)), owned.id);
+  }
+}
+
+/** The object whose owner decides for `obj`: its topmost parent (the edge of a route or module), else itself. */
+function ownedObject(obj: StoredObject, ctx: RequestContext): StoredObject {
+  let top = obj;
+  for (let parent = top.parentId; parent !== null; parent = top.parentId) {
+    const next = ctx.store.get(parent);
+    if (next === undefined) break;
+    top = next;
+  }
+  return top;
 }
 
 /** A list page: the objects and, when more follow, the id to pass as `before_id`. */
@@ -89,6 +106,9 @@ export function createObject(
   const hooks = hooksFor(kind);
   hooks.authorize?.(ctx, "write");
   const parentId = options.parentId ?? null;
+  // A route goes under an edge: adding one is a change of the edge.
+  const parent = parentId === null ? undefined : ctx.store.get(parentId);
+  if (parent !== undefined) assertMayChange(parent, ctx);
   applyOwner(kind, input, ctx);
   checkReferences(kind, input, ctx);
   const id = options.id ?? newId(kind.idPrefix ?? "");
