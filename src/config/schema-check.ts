@@ -20,6 +20,7 @@ import {
   getKind,
   type JsonSchema,
   MARKER_LINEAGE_PLACEHOLDER,
+  MARKER_SERIAL_PLACEHOLDER,
   schemaKey,
 } from "../model/index.js";
 import * as generated from "../model/validators.gen.js";
@@ -75,7 +76,12 @@ export function wireBody(entry: Entry, ctx: Omit<SchemaContext, "problems">): Re
     // The lineage is the state's, unknown here: a placeholder of its length counts its bytes.
     const marker =
       ctx.ownership === "marker"
-        ? { stack: ctx.stack, address: entry.address, lineage: MARKER_LINEAGE_PLACEHOLDER }
+        ? {
+            stack: ctx.stack,
+            address: entry.address,
+            lineage: MARKER_LINEAGE_PLACEHOLDER,
+            serial: MARKER_SERIAL_PLACEHOLDER,
+          }
         : undefined;
     body[field.name] = encodeMetadata(user as Record<string, unknown> | string, marker);
   }

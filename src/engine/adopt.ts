@@ -115,6 +115,7 @@ export async function importResource(input: ImportInput): Promise<ImportResult> 
             stack: desired.stack,
             address,
             lineage: state.lineage,
+            serial: state.serial + 1,
           }),
         });
         markerWritten = true;

@@ -97,6 +97,14 @@ export class StateJournal {
   }
 
   /**
+   * The serial an ownership marker written now carries: that of the next state write, which is at
+   * most the serial of the state that records the object (OwnershipMarker.serial).
+   */
+  get markerSerial(): number {
+    return this.#base.serial + 1;
+  }
+
+  /**
    * The state: the serial of the last write, with the records as recorded (a copy, O(records): call
    * it after `flush()`).
    */

@@ -294,11 +294,11 @@ function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
   return r;
 }
 
-/** The marker tgw writes: this stack, the address, and the lineage of the state being written. */
+/** The marker tgw writes: this stack, the address, and the lineage and serial of the state being written. */
 function markerOf(ctx: ApplyContext, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
   const { desired } = ctx;
   if (desired.ownership !== "marker" || kind.module) return undefined;
-  return { stack: desired.stack, address, lineage: ctx.journal.lineage };
+  return { stack: desired.stack, address, lineage: ctx.journal.lineage, serial: ctx.journal.markerSerial };
 }
 
 function mayHaveBeenCreated(err: unknown): boolean {

@@ -6,7 +6,10 @@
  * 1. A module's identity is its path: the desired module at `path` is whatever lives there.
  * 2. A resource recorded in the state whose id still exists is that object (the state is the journal).
  *    One object goes to one address: of two records holding one id, the address its marker names
- *    keeps it.
+ *    keeps it. A record is stale, and rule 3 decides instead, when the object's marker names another
+ *    address and was written after this state (this lineage, a marker serial above the state's: an
+ *    older copy of the state was put back), or by another workspace (another lineage) for an address
+ *    the configuration has.
  * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
  *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
  * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
@@ -106,6 +109,7 @@ export function matchOwnership(input: {
     live,
     state,
     claimed: new Map(),
+    wanted: new Set(resources.map((r) => r.address)),
   };
   const { matches, pending } = matchByStateAndPath(ctx, resources);
   // Rule 4 on what rules 1 and 2 left: an object the state gives to an address is that address's, never
@@ -113,7 +117,7 @@ export function matchOwnership(input: {
   const marked = markedObjects(ctx);
   const duplicates = splitDuplicates(marked, state, ctx.claimed);
   for (const i of pending) matches[i] = matchByMarker(ctx, resources[i] as DesiredResource, marked);
-  const { orphans, forget } = findOrphans(ctx, new Set(resources.map((r) => r.address)), marked);
+  const { orphans, forget } = findOrphans(ctx, ctx.wanted, marked);
   return { matches, orphans, duplicates, forget };
 }
 
@@ -124,6 +128,8 @@ interface Context {
   live: LiveState;
   state: StateSnapshot;
   claimed: Map<string, string>;
+  /** The desired addresses. */
+  wanted: ReadonlySet<string>;
 }
 
 /**
@@ -132,6 +138,21 @@ interface Context {
  */
 function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
   return o && ctx.useMarkers && o.marker && o.marker.stack !== ctx.stack ? undefined : o;
+}
+
+/**
+ * Whether the state's record of `address` yields to `obj`'s marker, which names another address of
+ * this stack (rule 2's exception): a marker of this lineage written after this state (a higher
+ * serial: an older copy of the state was put back), or a marker of another workspace's lineage
+ * naming an address the configuration has (that workspace applied it; which came first is unknown,
+ * and the marker's way deletes nothing the configuration names).
+ */
+function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
+  const m = obj.marker;
+  if (!ctx.useMarkers || m === undefined || m.stack !== ctx.stack || m.address === address) return false;
+  if (m.lineage === undefined) return false;
+  if (m.lineage !== ctx.state.lineage) return ctx.wanted.has(m.address);
+  return m.serial !== undefined && m.serial > ctx.state.serial;
 }
 
 function needsMarker(ctx: Context, obj: LiveObject, address: string): boolean {
@@ -177,7 +198,7 @@ function matchByStateAndPath(
       record && record.kind === resource.kind && !replacing
         ? ours(ctx, live.objects.get(record.id))
         : undefined;
-    if (!obj || obj.kind !== resource.kind) {
+    if (!obj || obj.kind !== resource.kind || staleRecord(ctx, resource.address, obj)) {
       pending.push(i);
       continue;
     }
@@ -233,7 +254,8 @@ function matchByMarker(ctx: Context, resource: DesiredResource, marked: Map<stri
   const { live, state, claimed } = ctx;
   const record = state.resources[resource.address];
   const byMarker = marked.get(resource.address)?.[0];
-  const byState = record ? ours(ctx, live.objects.get(record.id)) : undefined;
+  const recorded = record ? ours(ctx, live.objects.get(record.id)) : undefined;
+  const byState = recorded && !staleRecord(ctx, resource.address, recorded) ? recorded : undefined;
   if (byMarker && byMarker.kind === resource.kind && !claimed.has(byMarker.id)) {
     claimed.set(byMarker.id, resource.address);
     return matchOf(resource, byMarker, record, "marker", false);
@@ -265,6 +287,10 @@ function findOrphans(
       continue;
     }
     const obj = ours(ctx, live.objects.get(record.id));
+    if (obj && staleRecord(ctx, record.address, obj)) {
+      forget.push(record.address); // its marker decides: kept by its address, or pruned below
+      continue;
+    }
     if (obj && !claimed.has(obj.id)) {
       claimed.set(obj.id, record.address);
       orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });

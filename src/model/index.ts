@@ -26,6 +26,7 @@ export {
   isTerraformMarker,
   MARKER_KEY,
   MARKER_LINEAGE_PLACEHOLDER,
+  MARKER_SERIAL_PLACEHOLDER,
   markerIn,
   normalizeUserMetadata,
   type OwnershipMarker,

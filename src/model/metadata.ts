@@ -22,6 +22,13 @@ export interface OwnershipMarker {
   address: string;
   /** Lineage of the state of the workspace that wrote the marker; absent: any (older markers). */
   lineage?: string;
+  /**
+   * The serial of the first state write of the apply that wrote the marker (a state holding this
+   * object's record has at least this serial); absent in markers written before it existed. A state
+   * of the same lineage with a lower serial is older than the marker (a restored copy): its record of
+   * the object yields to the marker (src/engine/ownership.ts).
+   */
+  serial?: number;
 }
 
 /**
@@ -29,6 +36,9 @@ export interface OwnershipMarker {
  * characters), so that metadata accepted by `tgw validate` still fits once the real lineage is added.
  */
 export const MARKER_LINEAGE_PLACEHOLDER = "0".repeat(36);
+
+/** The serial the size check of the configuration assumes (9 digits: far more applies than any state sees). */
+export const MARKER_SERIAL_PLACEHOLDER = 999_999_999;
 
 /** Metadata as written in configuration: a mapping, a string, or nothing. */
 export type UserMetadata = Record<string, unknown> | string | undefined;
@@ -70,15 +80,17 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
   // keys in their sorted order; JSON.stringify escapes strings as canonicalJson does.
   if (isEmpty(base)) return `{"${MARKER_KEY}":${markerJson(marker)}}`;
   // canonicalJson sorts keys: the marker object is built without a spread (once per resource).
-  const written: Record<string, string> = { address: marker.address, stack: marker.stack };
+  const written: Record<string, string | number> = { address: marker.address, stack: marker.stack };
   if (marker.lineage !== undefined) written.lineage = marker.lineage;
+  if (marker.serial !== undefined) written.serial = marker.serial;
   return canonicalJson({ ...base, [MARKER_KEY]: written });
 }
 
-/** The canonical JSON of `marker` (keys sorted: address, lineage, stack). */
+/** The canonical JSON of `marker` (keys sorted: address, lineage, serial, stack). */
 function markerJson(marker: OwnershipMarker): string {
   const lineage = marker.lineage === undefined ? "" : `"lineage":${JSON.stringify(marker.lineage)},`;
-  return `{"address":${JSON.stringify(marker.address)},${lineage}"stack":${JSON.stringify(marker.stack)}}`;
+  const serial = marker.serial === undefined ? "" : `"serial":${marker.serial},`;
+  return `{"address":${JSON.stringify(marker.address)},${lineage}${serial}"stack":${JSON.stringify(marker.stack)}}`;
 }
 
 function isEmpty(obj: Record<string, unknown>): boolean {
@@ -119,6 +131,7 @@ export function markerIn(obj: Record<string, unknown>): OwnershipMarker | undefi
   }
   const marker: OwnershipMarker = { stack: m.stack, address: m.address };
   if (typeof m.lineage === "string") marker.lineage = m.lineage;
+  if (typeof m.serial === "number" && Number.isSafeInteger(m.serial)) marker.serial = m.serial;
   return marker;
 }
 

@@ -32,6 +32,13 @@ const T2 = "2024-02-01T00:00:00Z";
 /** This stack's marker for `address` (no lineage unless given: matches any). */
 const mine = (address: string, lineage?: string): OwnershipMarker =>
   lineage === undefined ? { stack: STACK, address } : { stack: STACK, address, lineage };
+/** This stack's marker for `address`, written with this lineage at state serial `serial`. */
+const written = (address: string, serial: number): OwnershipMarker => ({
+  stack: STACK,
+  address,
+  lineage: LINEAGE,
+  serial,
+});
 /** Another tgw stack's marker. */
 const theirs = (address: string): OwnershipMarker => ({ stack: OTHER, address });
 /** The marker the Terraform provider writes for this stack's name. */
@@ -109,6 +116,8 @@ interface Row {
   desired: string[];
   live?: LiveSpec[];
   state?: StateRecord[];
+  /** The state's serial; default 1 with records, else 0. */
+  serial?: number;
   ownership?: "marker" | "state-only";
   moves?: Move[];
   destroy?: boolean;
@@ -130,7 +139,7 @@ function outcome(row: Row) {
   const plan = makePlan({
     desired: desired(row.desired.map(want), row.ownership ?? "marker"),
     live: liveOf(row.live ?? [], row.unlisted ?? []),
-    state: state(row.state ?? []),
+    state: row.serial === undefined ? state(row.state ?? []) : state(row.state ?? [], row.serial),
     ...(row.moves ? { moves: row.moves } : {}),
     ...(row.destroy ? { destroy: true } : {}),
   });
@@ -778,6 +787,55 @@ const groups: Record<string, Row[]> = {
         ["api_keys.a#duplicate:ak_2", "delete", keptByState("api_keys.a", "ak_1")],
       ],
       deletes: ["ak_2"],
+    },
+    {
+      name: "an older state copy restored after renames were applied -> the markers decide, nothing deleted or made",
+      // Found by a 2,000-sequence journey run: c renamed a and b renamed c (state mv, applied), then the
+      // state file of before the renames put back: its records name the objects by their old addresses.
+      desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.a", 4)),
+        obj("bkdtg_2", written("tunnel_group_backends.c", 4)),
+      ],
+      state: [rec("tunnel_group_backends.c", "bkdtg_1"), rec("tunnel_group_backends.b", "bkdtg_2")],
+      serial: 2,
+      expect: [
+        ["tunnel_group_backends.a", "no-op", RECOVERED],
+        ["tunnel_group_backends.c", "no-op", RECOVERED],
+      ],
+      forget: ["tunnel_group_backends.b"],
+      adopted: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
+    },
+    {
+      name: "state mv a->d, then another workspace applied a and d -> its markers decide for addresses the configuration has",
+      // Found by a 2,000-sequence journey run: the second workspace (--takeover) gave a the object
+      // this state records as d, and made a new d; this state's record of d is older news.
+      desired: ["tunnel_group_backends.a", "tunnel_group_backends.d"],
+      live: [
+        obj("bkdtg_1", mine("tunnel_group_backends.a", FOREIGN)),
+        obj("bkdtg_2", mine("tunnel_group_backends.d", FOREIGN)),
+      ],
+      state: [rec("tunnel_group_backends.d", "bkdtg_1")],
+      expect: [
+        ["tunnel_group_backends.a", "no-op", RECOVERED],
+        ["tunnel_group_backends.d", "no-op", RECOVERED],
+      ],
+      adopted: ["tunnel_group_backends.a", "tunnel_group_backends.d"],
+      foreign: [{ lineage: FOREIGN, objects: 1 }],
+    },
+    {
+      name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
+      desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.a", 4)),
+        obj("bkdtg_2", written("tunnel_group_backends.c", 4)),
+      ],
+      state: [rec("tunnel_group_backends.c", "bkdtg_1"), rec("tunnel_group_backends.a", "bkdtg_2")],
+      serial: 6,
+      expect: [
+        ["tunnel_group_backends.a", "update", MARKER_MISSING],
+        ["tunnel_group_backends.c", "update", MARKER_MISSING],
+      ],
     },
     {
       name: "renamed by state mv: record at the new address, marker naming the old -> update, NEVER a delete",

@@ -167,6 +167,7 @@ describe("ownership", () => {
       tgw: {
         address: "tunnel_group_backends.web",
         lineage: (await bench.store.read()).lineage,
+        serial: (await bench.store.read()).serial, // the import's own state write
         stack: STACK,
       },
     });

@@ -230,8 +230,9 @@ export class Import extends Base {
   ) {
     super();
   }
+  /** Not onto the target of a `moved:` entry: both would be the address's object (MoveConflictError). */
   override check(m: Readonly<Model>) {
-    return !m.desired.has(this.address);
+    return !m.desired.has(this.address) && !m.moved.some((move) => move.to === this.address);
   }
   async run(m: Model, w: World) {
     const kind = kindOf(this.address);
@@ -320,20 +321,15 @@ export class LoseStateTakeover extends Base {
 
 /** An older copy of the state file is put back by hand (the journal moved away). */
 export class OlderState extends Base {
-  /** `anyCopy`: also copies older than the second workspace's last apply (see `World.copiesBeforeSecond`). */
-  constructor(
-    readonly index: number,
-    readonly anyCopy = false,
-  ) {
+  constructor(readonly index: number) {
     super();
   }
   async run(m: Model, w: World) {
-    const from = this.anyCopy ? 0 : w.copiesBeforeSecond;
-    if (w.copies.length === from) {
+    if (w.copies.length === 0) {
       this.done = "no copy yet: nothing";
       return;
     }
-    const k = from + (this.index % (w.copies.length - from));
+    const k = this.index % w.copies.length;
     await restoreState(w.main, w.copies[k] as string);
     recordsLost(m);
     this.done = `copy ${k + 1} of ${w.copies.length}`;
@@ -390,7 +386,6 @@ export class SecondWorkspace extends Base {
   async run(m: Model, w: World) {
     recordsLost(m);
     const applied = await applyAsDocumented(w, m, w.second, { takeover: true });
-    w.copiesBeforeSecond = w.copies.length;
     await checkConverged(w, m, w.second, applied);
   }
   describe() {

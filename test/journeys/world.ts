@@ -72,11 +72,6 @@ export interface World {
   watch: { store?: FileStateStore; lineage?: string };
   /** Texts of the main state file after each successful apply (for "restore an older copy"). */
   copies: string[];
-  /**
-   * How many of `copies` were taken before the second workspace last applied: the random run restores
-   * only later ones (KNOWN DEFECT, it.fails "an older state copy restored after a second workspace...").
-   */
-  copiesBeforeSecond: number;
   /** Ids of unmanaged objects made by `import` commands (deleted when the run ends). */
   unmanaged: { path: string; id: string }[];
 }
