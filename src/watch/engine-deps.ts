@@ -87,6 +87,8 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
   const parsed = new ParseCache();
   const kept = new LiveCache(opts.api);
   let files = { parsed: 0, reused: 0 };
+  /** The keys whose token the last reconcile reported lost. */
+  const lost = new Set<string>();
 
   return {
     async load() {
@@ -98,6 +100,10 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
       } finally {
         files = parsed.endLoad();
       }
+    },
+
+    lostTokens() {
+      return [...lost].sort();
     },
 
     reads() {
@@ -115,6 +121,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
 
     async reconcile(desired, request) {
       const run = ++runs;
+      lost.clear();
       // A replace is two calls: its change is applied when both are done.
       const callsLeft = new Map<string, number>();
       const drift = new Set<string>();
@@ -128,6 +135,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
         } else if (e.type === "warning") {
           opts.emit({ type: "warning", message: e.message });
         } else if (e.type === "token_lost") {
+          lost.add(e.address);
           opts.emit({
             type: "warning",
             message: `the token of ${e.address} (${e.id}) is not on this machine: its token file ${e.file} does not hold it (if it is kept elsewhere, add token_kept_elsewhere: true to the key; docs/plan.md > Lost tokens)`,

@@ -48,6 +48,8 @@ export type WatchEvent =
       changes: ChangeSummary[];
       /** What the reconcile read (JSON log only), when the dependencies report it. */
       reads?: ReadStats;
+      /** API keys whose token is lost (reported as warnings too): health is `degraded`. */
+      lostTokens?: string[];
     }
   | {
       type: "config_invalid";

@@ -86,6 +86,11 @@ export class WatchMetrics {
     help: "Failed reconciles in a row (0 after a success).",
     registers: [this.registry],
   });
+  readonly #lostTokens = new Gauge({
+    name: "tgw_lost_tokens",
+    help: "API keys whose token the last successful reconcile found lost (docs/plan.md > Lost tokens).",
+    registers: [this.registry],
+  });
   readonly #revision = new Gauge({
     name: "tgw_applied_revision_info",
     help: "1 for the revision (Git commit id) of the configuration last applied successfully.",
@@ -115,6 +120,7 @@ export class WatchMetrics {
         this.#duration.observe({ mode: event.mode }, event.durationMs / 1000);
         this.#lastSuccess.set(Date.now() / 1000);
         this.#failures.set(0);
+        this.#lostTokens.set(event.lostTokens?.length ?? 0);
         // Plan mode: the drift found and left alone; apply mode counts drift in change_applied.
         if (event.mode === "plan") this.#countDrift(event.changes);
         break;

@@ -50,6 +50,8 @@ export interface WatchDeps {
   configProblems(err: unknown): ConfigProblem[] | undefined;
   /** What the last load and reconcile read, for the log (optional). */
   reads?(): ReadStats | undefined;
+  /** The API keys whose token the last reconcile reported lost, sorted (optional). */
+  lostTokens?(): string[];
 }
 
 /** Settings of the runs. */
@@ -137,6 +139,7 @@ export function createRunner(opts: RunOptions): Runner {
           },
         });
         const reads = deps.reads?.();
+        const lostTokens = deps.lostTokens?.() ?? [];
         emit({
           type: "reconcile_succeeded",
           run,
@@ -145,6 +148,7 @@ export function createRunner(opts: RunOptions): Runner {
           durationMs: elapsed(started),
           changes,
           ...(reads === undefined ? {} : { reads }),
+          ...(lostTokens.length > 0 ? { lostTokens } : {}),
         });
         return { kind: "ok" };
       } catch (error) {

@@ -5,7 +5,8 @@
  * - `starting`: no reconcile has finished yet;
  * - `ok`: the last reconcile succeeded (under `--no-self-heal`, drift it reported is in `drift`);
  * - `invalid_config`: the last load found the configuration invalid: nothing is being applied;
- * - `degraded`: the last reconcile failed but applied changes (progressing): retrying soon;
+ * - `degraded`: the last reconcile failed but applied changes (progressing): retrying soon; or it
+ *   succeeded while API keys' tokens are lost (`lostTokens`);
  * - `failing`: the last reconcile failed (API, network, lock...) and applied nothing: retrying with backoff;
  * - `stopping`: shutting down after SIGINT / SIGTERM;
  * - `standby`: a replica that is not the leader (src/watch/leader.ts): ready to take over.
@@ -43,6 +44,8 @@ export interface WatchStatus {
   drift: ChangeSummary[];
   /** When the next timed reconcile (interval or retry) is due, if one is scheduled. */
   nextRunAt: string | null;
+  /** API keys whose token the last successful reconcile found lost (docs/plan.md > Lost tokens). */
+  lostTokens: string[];
 }
 
 /** The status before anything ran. */
@@ -58,6 +61,7 @@ export function initialStatus(now: Date = new Date()): WatchStatus {
     lastApplied: [],
     drift: [],
     nextRunAt: null,
+    lostTokens: [],
   };
 }
 
@@ -70,7 +74,8 @@ export function foldStatus(s: WatchStatus, event: WatchEvent, now: Date = new Da
     case "reconcile_succeeded":
       return {
         ...s,
-        status: "ok",
+        status: event.lostTokens?.length ? "degraded" : "ok",
+        lostTokens: event.lostTokens ?? [],
         lastRunAt: at,
         lastSuccessAt: at,
         consecutiveFailures: 0,
