@@ -150,6 +150,17 @@ export interface LostToken {
 }
 
 /**
+ * What is said of a lost token, in the CLI's warning and the watch log: two sentences, the second
+ * the advice (never to rotate the key: the token may be kept elsewhere).
+ */
+export function describeLostToken(t: LostToken): [fact: string, advice: string] {
+  return [
+    `the token of ${t.address} (${t.id}) is not on this machine: its token file ${t.file} does not hold it, and the API shows a token only once.`,
+    "If the token is kept elsewhere (an imported key), add token_kept_elsewhere: true to the key; see docs/plan.md > Lost tokens.",
+  ];
+}
+
+/**
  * Finishes the token writes a killed apply left half done: `<token file>.<pid>.tmp` of a process that
  * no longer runs. A whole token (it ends with the newline written after it) whose token file does not
  * exist is moved into place, so it is not lost; any other leftover is removed.

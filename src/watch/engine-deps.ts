@@ -11,6 +11,7 @@ import { ParseCache } from "../config/cache.js";
 import { ConfigError, loadDesiredState } from "../config/index.js";
 import {
   type Change,
+  describeLostToken,
   type EngineEvent,
   isChange,
   NotConfirmedError,
@@ -136,10 +137,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           opts.emit({ type: "warning", message: e.message });
         } else if (e.type === "token_lost") {
           lost.add(e.address);
-          opts.emit({
-            type: "warning",
-            message: `the token of ${e.address} (${e.id}) is not on this machine: its token file ${e.file} does not hold it (if it is kept elsewhere, add token_kept_elsewhere: true to the key; docs/plan.md > Lost tokens)`,
-          });
+          opts.emit({ type: "warning", message: describeLostToken(e).join(" ") });
         } else if (e.type === "lock_waiting") {
           opts.emit({ type: "waiting_for_lock", run, location: e.location });
         } else if (e.type === "step_done" && e.action !== "no-op") {

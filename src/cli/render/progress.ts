@@ -13,7 +13,7 @@ import type { Colors } from "picocolors/types.js";
 import type { ApplyResult } from "../../engine/apply.js";
 import { describeError } from "../../engine/errors.js";
 import type { EngineEvent, StepOp } from "../../engine/events.js";
-import { shownTokenFile } from "../../engine/tokens.js";
+import { describeLostToken, shownTokenFile } from "../../engine/tokens.js";
 
 const ING: Record<StepOp, string> = {
   create: "creating",
@@ -79,10 +79,10 @@ export function lostTokenWarning(
   c: Colors,
 ): string {
   if (lost.length === 0) return "";
-  const lines = lost.map(
-    (t) =>
-      `${c.yellow(c.bold("Warning:"))} the token of ${t.address} (${t.id}) is not on this machine: its token file ${t.file} does not hold it, and the API shows a token only once.\n  If the token is kept elsewhere (an imported key), add token_kept_elsewhere: true to the key; see docs/plan.md > Lost tokens.`,
-  );
+  const lines = lost.map((t) => {
+    const [fact, advice] = describeLostToken(t);
+    return `${c.yellow(c.bold("Warning:"))} ${fact}\n  ${advice}`;
+  });
   return `${lines.join("\n")}\n`;
 }
 

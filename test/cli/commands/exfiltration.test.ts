@@ -90,30 +90,42 @@ describe("a configuration that names a secret of the runner", () => {
     ["${file:../.git/config}", /files inside a \.git directory are never read/],
     ["${file:.tgw/secrets/other.token}", /files inside a \.tgw directory are never read/],
   ];
-  it.each(attempts)(
-    "%s: refused in every plan format and apply, the secret nowhere",
-    async (ref, refusal) => {
-      const dir = await repository(keyWith(`x ${ref}`));
-      const runs: Run[] = await Promise.all([
-        run(dir, ["plan"]),
-        run(dir, ["plan", "--json"]),
-        run(dir, ["plan", "--format", "markdown"]),
-        run(dir, ["apply", "--auto-approve"]),
-      ]);
-      for (const r of runs) {
-        expect(r.code).toBe(1);
-        expectNoSecret(r.stdout + r.stderr);
-      }
-      expect(runs[0]?.stderr).toMatch(refusal);
-      // Allowing it by name does not open a setting of tgw or of the driver.
-      const allowed = await run(dir, ["plan"], { TGW_ALLOW_ENV: "*" });
-      expectNoSecret(allowed.stdout + allowed.stderr);
-      if (!ref.includes("AWS")) expect(allowed.code).toBe(1);
-      // Only the AWS variable, once allowed, may be sent (as the operator meant).
-      if (!ref.includes("AWS")) expect(server.mutations()).toEqual([]);
-      if (!ref.includes("AWS")) expectNoSecret(await apiText());
-    },
-  );
+  // One configuration makes every attempt (a key each): tgw reports every problem of a load at once.
+  const attemptsYaml = () =>
+    `stack: ${stack}\napi_keys:\n${attempts.map(([ref], i) => `  k${i}: {description: "x ${ref}"}\n`).join("")}`;
+
+  it("each is refused in every plan format and apply, and the secret is nowhere", async () => {
+    const dir = await repository(attemptsYaml());
+    const runs: Run[] = await Promise.all([
+      run(dir, ["plan"]),
+      run(dir, ["plan", "--json"]),
+      run(dir, ["plan", "--format", "markdown"]),
+      run(dir, ["apply", "--auto-approve"]),
+    ]);
+    for (const r of runs) {
+      expect(r.code).toBe(1);
+      expectNoSecret(r.stdout + r.stderr);
+    }
+    for (const [i, [, refusal]] of attempts.entries()) {
+      expect(runs[0]?.stderr).toMatch(new RegExp(`api_keys\\.k${i}\\.description: .*${refusal.source}`));
+    }
+    expect(server.mutations()).toEqual([]);
+    expectNoSecret(await apiText());
+  });
+
+  it("allowing every name (TGW_ALLOW_ENV=*) opens no setting of tgw or of the driver, nor .git and .tgw", async () => {
+    const dir = await repository(attemptsYaml());
+    const r = await run(dir, ["plan"], { TGW_ALLOW_ENV: "*" });
+    expect(r.code).toBe(1);
+    expectNoSecret(r.stdout + r.stderr);
+    // Only the AWS variable is now readable, as the operator said: the others are still refused.
+    expect(r.stderr).not.toMatch(/AWS_SECRET_ACCESS_KEY/);
+    for (const [i, [ref, refusal]] of attempts.entries()) {
+      if (!ref.includes("AWS"))
+        expect(r.stderr).toMatch(new RegExp(`api_keys\\.k${i}\\.description: .*${refusal.source}`));
+    }
+    expect(server.mutations()).toEqual([]);
+  });
 
   it("a variable the operator allows is masked in every plan format, before and after", async () => {
     const value = "allowed-but-masked-4411";
@@ -124,12 +136,12 @@ describe("a configuration that names a secret of the runner", () => {
     );
     const env = { TGW_ALLOW_ENV: "TEAM_*", TEAM_NAME: value, TGW_VAR_LABEL: `${value}-label` };
     const out = join(root, "saved.plan");
-    const plans = [
-      await run(dir, ["plan"], env),
-      await run(dir, ["plan", "--json"], env),
-      await run(dir, ["plan", "--format", "markdown"], env),
-      await run(dir, ["plan", "--out", out], env),
-    ];
+    const plans = await Promise.all([
+      run(dir, ["plan"], env),
+      run(dir, ["plan", "--json"], env),
+      run(dir, ["plan", "--format", "markdown"], env),
+      run(dir, ["plan", "--out", out], env),
+    ]);
     for (const r of plans) {
       expect(r.code).toBe(0);
       expect(r.stdout + r.stderr).not.toContain(value);
@@ -142,8 +154,10 @@ describe("a configuration that names a secret of the runner", () => {
     expect(await apiText()).toContain(`team ${value}`); // what the configuration sends the API, as meant
     // A new value: an update whose both sides (the live one from the API too) are masked.
     const changed = { ...env, TEAM_NAME: "second-value-8812" };
-    for (const args of [["plan"], ["plan", "--json"], ["plan", "--format", "markdown"]]) {
-      const r = await run(dir, args, changed);
+    const replans = await Promise.all(
+      [["plan"], ["plan", "--json"], ["plan", "--format", "markdown"]].map((args) => run(dir, args, changed)),
+    );
+    for (const r of replans) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/api_keys\.k/);
       expect(r.stdout + r.stderr).not.toContain(value);
