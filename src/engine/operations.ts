@@ -32,7 +32,7 @@ import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
-import { configuredTokenFile, tokenFilePath, writeTokenFile } from "./tokens.js";
+import { configuredTokenFile, tokenDigest, tokenFilePath, writeTokenFile } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
 export interface IssuedToken {
@@ -248,7 +248,7 @@ async function keepToken(
   }
   ctx.tokens.push({ address: c.address, id, file, token });
   ctx.emit({ type: "token_written", address: c.address, path: file });
-  return { delivered: { to: "file", host: hostname() } };
+  return { delivered: { to: "file", host: hostname(), digest: tokenDigest(token) } };
 }
 
 /** Records `resource` as object `id` (`values`: its comparable values when known, see buildRecord). */

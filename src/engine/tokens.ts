@@ -4,6 +4,7 @@
  * config directory, or the resource's `token_file` option) and nowhere else: never to the state,
  * the plan or logs.
  */
+import { createHash } from "node:crypto";
 import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -140,6 +141,11 @@ const madeDirs = new Set<string>();
 /** A whole token file: the token, then the newline written after it. */
 const WHOLE_TOKEN = /^\S+\n$/;
 
+/** SHA-256 (hex) of a token, as the state records it (TokenDelivery.digest). */
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
 /** An API key that exists while its token is lost: the API never shows a token again. */
 export interface LostToken {
   address: string;
@@ -246,7 +252,7 @@ export async function lostTokens(
     if (
       id === undefined &&
       kept &&
-      !(await hasToken(c, tokenFilePath(configured, desired.configDir), listed)) &&
+      !(await hasToken(c, tokenFilePath(configured, desired.configDir), listed, records[c.address])) &&
       !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
       id = c.id;
@@ -269,18 +275,25 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
 }
 
 /**
- * True when the token file of a kept key holds its token. The file of a key the state records was
- * written whole before the record; one adopted through its marker (no record: an apply was killed) may
- * have been left empty by a kill between the creation of its file and the write, so it is read.
+ * True when the token file of a kept key holds its token. When the state recorded the token's digest
+ * for this very key, the file must hold that token (not emptied, not another key's token). Without a
+ * digest (older states, a key adopted through its marker), a file must exist, and for an adopted key
+ * (an apply was killed) hold a whole token: a kill between its creation and the write leaves it empty.
  */
 async function hasToken(
   c: Plan["changes"][number],
   file: string,
   listed: (path: string) => Promise<boolean>,
+  record: StateRecord | undefined,
 ): Promise<boolean> {
   if (!(await listed(file))) return false;
-  if (!c.adopted) return true;
-  return WHOLE_TOKEN.test(await readFile(file, "utf8").catch(() => ""));
+  const digest = record?.tokenDelivered?.digest;
+  // The record of another object (the key at this address was made again): its token is not this key's.
+  if (digest !== undefined && record?.id !== c.id) return false;
+  if (digest === undefined && !c.adopted) return true;
+  const text = await readFile(file, "utf8").catch(() => "");
+  if (!WHOLE_TOKEN.test(text)) return false;
+  return digest === undefined || tokenDigest(text.slice(0, -1)) === digest;
 }
 
 async function exists(path: string): Promise<boolean> {

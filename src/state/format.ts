@@ -74,7 +74,8 @@ export function parseState(text: string): { snapshot: StateSnapshot } | { proble
     const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
     return { problem: `is not a tgw state: ${shown}${more}` };
   }
-  return { snapshot: value as StateSnapshot };
+  // A version 1 file (before tokenDelivered) holds nothing version 2 reads otherwise: written as 2.
+  return { snapshot: { ...(value as StateSnapshot), version: STATE_FORMAT_VERSION } };
 }
 
 /**
@@ -128,7 +129,11 @@ export function orderedRecord(r: StateRecord): StateRecord {
   if (r.dependsOn !== undefined) out.dependsOn = [...r.dependsOn].sort(byCodePoint);
   const delivered = r.tokenDelivered;
   if (delivered)
-    out.tokenDelivered = { to: delivered.to, ...(delivered.host ? { host: delivered.host } : {}) };
+    out.tokenDelivered = {
+      to: delivered.to,
+      ...(delivered.host ? { host: delivered.host } : {}),
+      ...(delivered.digest ? { digest: delivered.digest } : {}),
+    };
   out.appliedAt = r.appliedAt;
   return out;
 }

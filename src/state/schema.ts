@@ -7,7 +7,7 @@ import { STATE_FORMAT_VERSION } from "./snapshot.js";
 /** Pattern of a hex SHA-256 digest. */
 export const DIGEST = "^[0-9a-f]{64}$";
 
-/** JSON Schema (2020-12) of a state file of format version 1. */
+/** JSON Schema (2020-12) of a state file of format version 1 or 2 (./snapshot.ts STATE_FORMAT_VERSION). */
 export const stateSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "tgw:state",
@@ -15,7 +15,7 @@ export const stateSchema = {
   required: ["version", "lineage", "serial", "stack", "resources"],
   additionalProperties: false,
   properties: {
-    version: { const: STATE_FORMAT_VERSION },
+    version: { type: "integer", minimum: 1, maximum: STATE_FORMAT_VERSION },
     lineage: { type: "string", minLength: 1 },
     serial: { type: "integer", minimum: 0 },
     stack: { type: "string", minLength: 1 },
@@ -47,7 +47,11 @@ export const stateSchema = {
           type: "object",
           required: ["to"],
           additionalProperties: false,
-          properties: { to: { enum: ["file", "command"] }, host: { type: "string", minLength: 1 } },
+          properties: {
+            to: { enum: ["file", "command"] },
+            host: { type: "string", minLength: 1 },
+            digest: { $ref: "#/$defs/digest" },
+          },
         },
         appliedAt: { type: "string", format: "date-time" },
       },

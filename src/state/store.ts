@@ -39,6 +39,11 @@ export interface TokenDelivery {
   to: "file" | "command";
   /** The machine whose file received it (`os.hostname()`); for `file` only. */
   host?: string;
+  /**
+   * SHA-256 (hex) of the token, for `file` only: the next plan tells a token file that holds another
+   * token (or none) from the key's own. A digest of a random 40-character token reveals nothing.
+   */
+  digest?: string;
 }
 
 /**
@@ -54,8 +59,8 @@ export interface StateApi {
 
 /** One consistent version of the state. */
 export interface StateSnapshot {
-  /** Format version of the file. */
-  version: 1;
+  /** Format version of the file: STATE_FORMAT_VERSION (./snapshot.ts) once read or made by this tgw. */
+  version: number;
   /** Random id fixed when the state is first created; a state of another lineage is refused. */
   lineage: string;
   /** Incremented on every write. */

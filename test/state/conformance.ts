@@ -90,7 +90,7 @@ export function describeStateStoreConformance(
         const store = t.open();
         const a = await store.read();
         const b = await t.open().read();
-        expect(a).toMatchObject({ version: 1, serial: 0, stack: "payments", resources: {} });
+        expect(a).toMatchObject({ version: 2, serial: 0, stack: "payments", resources: {} });
         expect(a.lineage).toMatch(/\S/);
         expect(b.lineage).not.toBe(a.lineage);
         // One store agrees with itself while nothing is stored, so a caller can tell nothing moved.

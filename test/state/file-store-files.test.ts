@@ -71,7 +71,7 @@ describe("the state file", () => {
     s.resources["api_keys.ci"] = record("api_keys.ci");
     await store.write(s);
     expect(await readFile(path, "utf8")).toBe(`{
-  "version": 1,
+  "version": 2,
   "lineage": "8d4e7c1a-0000-4000-8000-000000000000",
   "serial": 1,
   "stack": "web",
@@ -176,8 +176,8 @@ describe("a file that is not a state", () => {
     ],
     [
       "of a newer format",
-      JSON.stringify({ version: 2, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
-      /written by a newer tgw \(state format version 2; this tgw reads version 1\)/,
+      JSON.stringify({ version: 3, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
+      /written by a newer tgw \(state format version 3; this tgw reads version 2\)/,
     ],
   ];
 
