@@ -5,6 +5,7 @@
  * the plan or logs.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -291,9 +292,21 @@ async function hasToken(
   // The record of another object (the key at this address was made again): its token is not this key's.
   if (digest !== undefined && record?.id !== c.id) return false;
   if (digest === undefined && !c.adopted) return true;
-  const text = await readFile(file, "utf8").catch(() => "");
+  const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
   return digest === undefined || tokenDigest(text.slice(0, -1)) === digest;
+}
+
+/**
+ * A token file's text, "" when it cannot be read. Read synchronously: a plan reads one per key, and
+ * an await per tiny file costs far more than its read (bench/README.md, 2026-11-27).
+ */
+function readTokenFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

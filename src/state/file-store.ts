@@ -626,8 +626,13 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
 
   #parse(text: string): StateSnapshot {
     const parsed = parseState(text);
+    // A state of a newer tgw is not damaged: only "upgrade tgw", never advice to move it away.
     if ("problem" in parsed)
-      throw new StateCorruptError(this.location, parsed.problem, RECOVERY(this.location));
+      throw new StateCorruptError(
+        this.location,
+        parsed.problem,
+        parsed.newer ? undefined : RECOVERY(this.location),
+      );
     const snapshot = parsed.snapshot;
     if (this.#stack !== undefined && snapshot.stack !== this.#stack) {
       throw new StateConflictError(

@@ -47,9 +47,10 @@ export function snapshotProblems(value: unknown, text: string): string[] {
 /**
  * Parses the text of a state file.
  * @returns the snapshot, or `{problem}` saying what is wrong (`is not valid JSON (line 3, column 5: ...)`,
- * `is not a tgw state: resources["api_keys.a"].fingerprint must be ...`, `was written by a newer tgw ...`).
+ * `is not a tgw state: resources["api_keys.a"].fingerprint must be ...`, `was written by a newer tgw ...`,
+ * then with `newer`: the state is fine, this tgw is old).
  */
-export function parseState(text: string): { snapshot: StateSnapshot } | { problem: string } {
+export function parseState(text: string): { snapshot: StateSnapshot } | { problem: string; newer?: true } {
   if (text.trim() === "") return { problem: "is empty" };
   const marker = conflictMarkerLine(text);
   if (marker !== undefined) {
@@ -66,6 +67,7 @@ export function parseState(text: string): { snapshot: StateSnapshot } | { proble
   if (typeof version === "number" && version > STATE_FORMAT_VERSION) {
     return {
       problem: `was written by a newer tgw (state format version ${version}; this tgw reads version ${STATE_FORMAT_VERSION}): upgrade tgw`,
+      newer: true,
     };
   }
   const problems = snapshotProblems(value, text);
