@@ -35,7 +35,6 @@ import {
   terraformObjects,
 } from "./ownership.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
-import { sortStrings } from "./small-sort.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
@@ -213,7 +212,7 @@ function planMatch(
     change.action = kind.module ? "put" : "create";
     if (kind.module) change.id = m.id as string;
     change.after = after;
-    change.changedFields = sortStrings(Object.keys(after));
+    change.changedFields = Object.keys(after).sort();
     change.reason = m.takenBy
       ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
       : drift

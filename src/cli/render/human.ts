@@ -21,7 +21,6 @@ import { structuredPatch } from "diff";
 import type { Colors } from "picocolors/types.js";
 import { type Change, type Plan, summarize } from "../../engine/action.js";
 import { maskValues, SENSITIVE } from "../../engine/mask.js";
-import { sortShort } from "../../engine/small-sort.js";
 import { canonicalJson, getKind } from "../../model/index.js";
 import { formatValue, isMultiline, KNOWN_AFTER_APPLY } from "./values.js";
 
@@ -218,7 +217,7 @@ function appendChange(lines: string[], ch: Change, c: Colors): void {
 
   let width = 0;
   for (const r of rows) if (r.name.length > width) width = r.name.length;
-  sortShort(rows, byName);
+  rows.sort(byName);
   for (const r of rows) {
     const color = paint(c, r.sign === "+" ? "create" : r.sign === "-" ? "delete" : "update");
     lines.push(`      ${color(r.sign)} ${r.name.padEnd(width)} = ${r.text[0] ?? ""}`);
@@ -226,8 +225,8 @@ function appendChange(lines: string[], ch: Change, c: Colors): void {
   }
 }
 
-function byName(a: Row, b: Row): boolean {
-  return a.name < b.name;
+function byName(a: Row, b: Row): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** A map key as part of a field name: `labels.env`, or `labels["app.kubernetes.io/name"]`. */
