@@ -3,7 +3,8 @@
  * fetch, WebSocket, the HTTP cache and the mocks, and through them Node's own copy of undici (they read
  * a global such as `File` at load): tens of milliseconds of every run's start-up for nothing the client
  * uses (issue 13). These are the modules the index combines into its `Agent` (undici 7 index.js:
- * `Object.assign(Dispatcher.prototype, api)`); test/client/agent.test.ts checks that they still are.
+ * `Object.assign(Dispatcher.prototype, api)`); test/client/agent.test.ts checks that they still are, and
+ * package.json pins undici exactly (its "//undici" note).
  */
 import type { Agent as UndiciAgent } from "undici";
 import api from "undici/lib/api/index.js";
