@@ -76,26 +76,10 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
   if (!marker) return user === undefined ? "" : typeof user === "string" ? user : canonicalJson(user);
   const base =
     user === undefined || user === "" ? {} : (userMetadataObject(user) ?? { value: user as string });
-  // The marker alone (most resources have no metadata of their own): its canonical JSON written out,
-  // keys in their sorted order; JSON.stringify escapes strings as canonicalJson does.
-  if (isEmpty(base)) return `{"${MARKER_KEY}":${markerJson(marker)}}`;
-  // canonicalJson sorts keys: the marker object is built without a spread (once per resource).
-  const written: Record<string, string | number> = { address: marker.address, stack: marker.stack };
+  const written: OwnershipMarker = { stack: marker.stack, address: marker.address };
   if (marker.lineage !== undefined) written.lineage = marker.lineage;
   if (marker.serial !== undefined) written.serial = marker.serial;
   return canonicalJson({ ...base, [MARKER_KEY]: written });
-}
-
-/** The canonical JSON of `marker` (keys sorted: address, lineage, serial, stack). */
-function markerJson(marker: OwnershipMarker): string {
-  const lineage = marker.lineage === undefined ? "" : `"lineage":${JSON.stringify(marker.lineage)},`;
-  const serial = marker.serial === undefined ? "" : `"serial":${marker.serial},`;
-  return `{"address":${JSON.stringify(marker.address)},${lineage}${serial}"stack":${JSON.stringify(marker.stack)}}`;
-}
-
-function isEmpty(obj: Record<string, unknown>): boolean {
-  for (const _ in obj) return false;
-  return true;
 }
 
 /**
