@@ -101,6 +101,23 @@ export class StateCorruptError extends TgwError {
 }
 
 /**
+ * The state lock this run held was lost: its database session ended (the process was frozen longer
+ * than the lock's lease, or the session was terminated), so another run may hold it now. Nothing more
+ * is written: a write is refused unless the lock's session still holds the lock (fencing).
+ */
+export class StateLockLostError extends TgwError {
+  readonly location: string;
+
+  constructor(location: string, leaseMs: number) {
+    super(
+      "state_lock_lost",
+      `the state lock of ${location} was lost while this run held it (its database session ended: the process was frozen for longer than the lock's lease of ${Math.round(leaseMs / 1000)} s, or the session was terminated), so another run may hold it: nothing more is written by this run; plan again`,
+    );
+    this.location = location;
+  }
+}
+
+/**
  * The state could not be read or written for a reason of the system (permission denied, disk full,
  * read-only file system...). The message names the file and the system's reason; nothing was half-written.
  */

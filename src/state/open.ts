@@ -9,6 +9,7 @@
  * The PostgreSQL store is loaded only when a `postgres://` URL is used, so file users never load the
  * driver.
  */
+import { parseDuration } from "../duration.js";
 import { UsageError } from "../errors.js";
 import { FileStateStore } from "./file-store.js";
 import { resolveStatePath } from "./location.js";
@@ -62,6 +63,19 @@ export function locateState(opts: LocateStateOptions): StateLocation {
   };
 }
 
+/** The environment variable that sets the PostgreSQL state lock's lease (a duration: `15s`, `1500ms`). */
+export const LOCK_LEASE_ENV = "TGW_LOCK_LEASE";
+
+/**
+ * The lease of `TGW_LOCK_LEASE` in ms.
+ * @throws UsageError when it is not a duration of at least 300ms.
+ */
+function leaseMs(text: string): number {
+  const ms = parseDuration(text, LOCK_LEASE_ENV);
+  if (ms < 300) throw new UsageError(`${LOCK_LEASE_ENV} must be at least 300ms, got ${text}`);
+  return ms;
+}
+
 /** A store and how to let go of it. */
 export interface OpenedStore {
   store: StateStore;
@@ -98,9 +112,11 @@ export async function openStateStore(
     );
   }
   const { PostgresStateStore } = await import("./postgres/store.js");
+  const lease = process.env[LOCK_LEASE_ENV]?.trim();
   const store = new PostgresStateStore(location.url, {
     stack: opts.stack,
     ...(opts.command === undefined ? {} : { command: opts.command }),
+    ...(lease ? { lockLeaseMs: leaseMs(lease) } : {}),
   });
   return { store, close: () => store.close() };
 }

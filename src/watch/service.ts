@@ -89,7 +89,7 @@ export async function runWatchService(opts: WatchServiceOptions): Promise<void> 
     }
   }
   const paths = git ? [git.source.configDir] : opts.paths;
-  const { statePath, openStore, leaderLock } = await stateStores(opts.state, paths);
+  const { statePath, openStore, leaderLock } = await stateStores(opts.state, paths, opts.leaseMs);
   const target = await opts.openTarget(configDirOf(paths[0]), metrics);
   const fetchTimer = git ? setInterval(() => void git?.fetch(), opts.intervalMs) : undefined;
   try {
@@ -133,6 +133,7 @@ export async function runWatchService(opts: WatchServiceOptions): Promise<void> 
 async function stateStores(
   state: string | undefined,
   paths: string[],
+  leaseMs: number,
 ): Promise<{ statePath: string; openStore?: (stack: string) => StateStore; leaderLock?: LeaderLockSource }> {
   const initial = await loadDesiredState(paths).catch(() => undefined);
   const location = locateState({ state, configured: initial?.stateUrl, config: paths });
@@ -145,7 +146,9 @@ async function stateStores(
   const { PostgresStateStore } = await import("../state/postgres/store.js");
   return {
     statePath: "",
-    openStore: (stack) => new PostgresStateStore(location.url, { stack, command: "tgw watch" }),
+    // The state lock takes the leadership's lease: a frozen leader loses both within one lease.
+    openStore: (stack) =>
+      new PostgresStateStore(location.url, { stack, command: "tgw watch", lockLeaseMs: leaseMs }),
     leaderLock: new PostgresStateStore(location.url, { stack: initial.stack, command: "tgw watch" }),
   };
 }

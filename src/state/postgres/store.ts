@@ -12,7 +12,7 @@
  *   (./lock.ts): released by PostgreSQL when the holder's connection dies.
  */
 import pg from "pg";
-import { StateConflictError, StateCorruptError, StateIoError } from "../errors.js";
+import { StateConflictError, StateCorruptError, StateIoError, StateLockLostError } from "../errors.js";
 import { parseState, serializeState, snapshotProblems } from "../format.js";
 import { emptySnapshot } from "../snapshot.js";
 import type {
@@ -25,6 +25,7 @@ import type {
   Unlock,
   WriteContext,
 } from "../store.js";
+import { advisoryKey, pgLocksIds } from "./keys.js";
 import { acquireAdvisoryLock, type HeldLock } from "./lock.js";
 import { migrate, quoteIdent } from "./migrations.js";
 import { type PostgresTarget, parsePostgresUrl } from "./url.js";
@@ -35,7 +36,16 @@ export interface PostgresStateStoreOptions {
   stack: string;
   /** The command writing, recorded in the history when a write gives none (default `tgw`). */
   command?: string;
+  /**
+   * Lease of the state lock in ms (default `DEFAULT_LOCK_LEASE_MS`): the holder checks in every third
+   * of it, and the server ends the session of a holder silent for a whole lease (frozen, cut off),
+   * which releases the lock.
+   */
+  lockLeaseMs?: number;
 }
+
+/** Default lease of the state lock (ms), as the watch leadership's. */
+export const DEFAULT_LOCK_LEASE_MS = 15_000;
 
 /** A state kept in PostgreSQL. */
 export class PostgresStateStore implements StateStore, StateHistory, StateImport {
@@ -48,6 +58,9 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
   readonly #command: string;
   #ready: Promise<void> | undefined;
   #closed = false;
+  readonly #leaseMs: number;
+  /** The state lock `lock()` holds: every write first checks that its session still holds it. */
+  #stateLock: HeldLock | undefined;
   #emptyLineage: string | undefined;
 
   /** @param url a `postgres://` URL (./url.ts) or its parsed form. */
@@ -57,6 +70,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
     this.location = `${this.target.display} (stack ${opts.stack})`;
     this.#s = quoteIdent(this.target.schema);
     this.#command = opts.command ?? "tgw";
+    this.#leaseMs = opts.lockLeaseMs ?? DEFAULT_LOCK_LEASE_MS;
     this.#pool = sharedPool(this.target.connectionString);
   }
 
@@ -89,6 +103,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
   async write(snapshot: StateSnapshot, context: WriteContext = {}): Promise<StateSnapshot> {
     const { next, text } = this.#prepare({ ...snapshot, serial: snapshot.serial + 1 });
     await this.#transaction("write", async (client) => {
+      await this.#checkStateLock(client);
       const changed =
         snapshot.serial === 0
           ? await client.query(
@@ -113,8 +128,35 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
    * @throws LockTimeoutError naming the holder; StateIoError if the database cannot be reached.
    */
   async lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock> {
-    const held = await this.acquire("state", opts);
-    return () => held.release();
+    const leaseMs = this.#leaseMs;
+    const held = await this.acquire("state", { ...opts, leaseMs });
+    // Checking in keeps the session busy: only a holder that stops (frozen, cut off) loses it.
+    const heartbeat = setInterval(() => void held.check(leaseMs / 3), leaseMs / 3);
+    heartbeat.unref();
+    this.#stateLock = held;
+    return async () => {
+      clearInterval(heartbeat);
+      if (this.#stateLock === held) this.#stateLock = undefined;
+      await held.release();
+    };
+  }
+
+  /**
+   * Fencing: while this store holds the state lock, a write goes through only if the lock's session
+   * still holds it (`pg_locks`), checked in the write's own transaction.
+   * @throws StateLockLostError when it does not.
+   */
+  async #checkStateLock(client: pg.PoolClient): Promise<void> {
+    const held = this.#stateLock;
+    if (held === undefined) return;
+    const backendPid = Number(held.description.lockId?.replace(/^pg-/, ""));
+    const { classid, objid } = pgLocksIds(advisoryKey("state", this.target.schema, this.stack));
+    const r = await client.query<{ held: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND pid = $3 AND classid = $1::oid AND objid = $2::oid AND objsubid = 1) AS held`,
+      [classid, objid, backendPid],
+    );
+    if (r.rows[0]?.held !== true) throw new StateLockLostError(this.location, this.#leaseMs);
   }
 
   /**
@@ -356,7 +398,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
       await client.query("COMMIT");
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
-      if (err instanceof StateConflictError) throw err;
+      if (err instanceof StateConflictError || err instanceof StateLockLostError) throw err;
       throw new StateIoError(this.location, action, err);
     } finally {
       client.release();
