@@ -221,7 +221,7 @@ export async function runApply(
     );
     return;
   }
-  if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result)))}\n`);
+  if (result.result) out.write(`\n${c.green(c.bold(applySummary(result.result, destroy)))}\n`);
   else if (saved) out.write(`${c.green("No changes. Live state matches the configuration.")}\n`);
   if (lostWarning) out.write(`\n${lostWarning}`);
   if (result.plan.partial) out.write(`\n${partialWarning(result.plan.partial, c)}\n`);

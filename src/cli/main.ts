@@ -16,6 +16,9 @@ program
   )
   .version(readVersion(), "-V, --version")
   .option("--debug", "show stack traces and debug logs")
+  .option("--no-color", "disable colours (as NO_COLOR does)")
+  // Our own `help` (below): commander's reads only the first word of `tgw help state rm`.
+  .helpCommand(false)
   .showHelpAfterError()
   .addHelpText(
     "after",
@@ -34,6 +37,26 @@ Environment:
   );
 
 program.hook("preAction", () => setDebug(Boolean(program.opts().debug)));
+program
+  .command("version")
+  .description("print tgw's version, and Node.js's and the platform's (--json: as one JSON document)")
+  .option("--json", "print a JSON document")
+  .action((opts: { json?: boolean }) => {
+    const info = {
+      tgw_version: readVersion(),
+      node_version: process.versions.node,
+      platform: `${process.platform}_${process.arch}`,
+    };
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify(info, null, 2)}\n`
+        : `tgw v${info.tgw_version}\non ${info.platform}, Node.js v${info.node_version}\n`,
+    );
+  });
+program
+  .command("help [command...]")
+  .description("show the help of a command or sub-command (tgw help state rm)")
+  .action((words: string[]) => showHelp(words));
 // A reader that goes away (`tgw state list | head -1`) must not crash a run, nor stop an apply
 // half-way: what is left to print is dropped, and the run finishes as it would have.
 for (const stream of [process.stdout, process.stderr]) {
@@ -58,4 +81,19 @@ async function run(): Promise<void> {
 function readVersion(): string {
   // dist/tgw/ (the bundle), dist/cli/ and src/cli/ are all two levels below the package root.
   return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+}
+
+/**
+ * `tgw help [command...]`: the help of the command the words name (`tgw help state rm`, as
+ * `tgw state rm --help`), or an error naming the first word that is not a command.
+ */
+function showHelp(words: readonly string[]): void {
+  let command: Command = program;
+  for (const word of words) {
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub === undefined)
+      command.error(`error: unknown command '${[...words.slice(0, words.indexOf(word) + 1)].join(" ")}'`);
+    command = sub as Command;
+  }
+  command.help();
 }

@@ -5,10 +5,15 @@
 import { createColors } from "picocolors";
 import { ExitCode, TgwError } from "../errors.js";
 
-/** Colours for stdout; disabled when `NO_COLOR` is set or stdout is not a terminal. */
-export const color = createColors(Boolean(process.stdout.isTTY) && !("NO_COLOR" in process.env));
+/**
+ * False when colours are refused: `NO_COLOR` set, or `--no-color` among the arguments (read here, at
+ * load, because the colour functions below are made before commander parses the arguments).
+ */
+const colorsAllowed = !("NO_COLOR" in process.env) && !process.argv.slice(2).includes("--no-color");
+/** Colours for stdout; disabled by `NO_COLOR` or `--no-color`, and when stdout is not a terminal. */
+export const color = createColors(Boolean(process.stdout.isTTY) && colorsAllowed);
 /** Colours for stderr; same rules as `color`, judged on stderr. */
-export const colorErr = createColors(Boolean(process.stderr.isTTY) && !("NO_COLOR" in process.env));
+export const colorErr = createColors(Boolean(process.stderr.isTTY) && colorsAllowed);
 
 /**
  * Prints an error to stderr and returns the exit code for it. A `TgwError` prints as

@@ -26,7 +26,7 @@ export const commands: CommandEntry[] = [
 
 /**
  * The commands a run needs, from its arguments (without `node` and the script): the named command
- * alone; none for `--version` with no command; every one otherwise (help, an unknown word that gets a
+ * alone; none for `--version` with no command and for `version`; every one otherwise (help, an unknown word that gets a
  * "did you mean", no command at all).
  */
 export function commandsFor(args: readonly string[]): CommandEntry[] {
@@ -34,5 +34,6 @@ export function commandsFor(args: readonly string[]): CommandEntry[] {
   const named = commands.find((c) => c.name === word);
   if (named) return [named];
   if (word === undefined && args.some((a) => a === "-V" || a === "--version")) return [];
+  if (word === "version") return []; // main.ts's own
   return commands;
 }

@@ -59,14 +59,18 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
   }
 }
 
-/** `Apply complete: 1 created, 0 updated, 0 replaced, 1 deleted.` */
-export function applySummary(result: ApplyResult): string {
+/**
+ * `Apply complete: 1 created, 0 updated, 0 replaced, 1 deleted.`, or for a destroy, as Terraform says
+ * it, `Destroy complete: 2 deleted.`
+ */
+export function applySummary(result: ApplyResult, destroy = false): string {
   const n = { create: 0, update: 0, replace: 0, delete: 0 };
   for (const o of result.outcomes) {
     const a = o.change.action;
     if (a === "put") n[o.change.before ? "update" : "create"]++;
     else if (a !== "no-op") n[a]++;
   }
+  if (destroy) return `Destroy complete: ${n.delete} deleted.`;
   return `Apply complete: ${n.create} created, ${n.update} updated, ${n.replace} replaced, ${n.delete} deleted.`;
 }
 

@@ -56,7 +56,7 @@ describe("destroy", () => {
     const destroyed = await run(["destroy", "-f", ".", "--auto-approve"]);
     expect(destroyed.code).toBe(0);
     expect(destroyed.stdout).toContain("tgw will perform the following actions (destroy):");
-    expect(destroyed.stdout).toContain("Apply complete: 0 created, 0 updated, 0 replaced, 2 deleted.");
+    expect(destroyed.stdout).toContain("Destroy complete: 2 deleted.");
     expect(server.mutations().map((r) => r.method)).toEqual(["DELETE", "DELETE"]);
     const plan = await run(["plan", "-f", ".", "--detailed-exitcode"]);
     expect(plan.code).toBe(2);
