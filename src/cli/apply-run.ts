@@ -27,7 +27,7 @@ import {
   withSafety,
   withTargets,
 } from "./options.js";
-import { color, colorErr, LineOutput, warn } from "./output.js";
+import { color, colorErr, jsonDocumentWritten, LineOutput, warn } from "./output.js";
 import { readPlanFile } from "./plan-file.js";
 import { partialWarning, writePlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
@@ -200,6 +200,7 @@ export async function runApply(
     if (opts.json) {
       const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
       process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
+      jsonDocumentWritten();
     } else if (err instanceof ApplyFailedError) out.write("\n");
     throw err;
   } finally {

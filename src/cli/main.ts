@@ -74,7 +74,10 @@ async function run(): Promise<void> {
   try {
     await program.parseAsync(process.argv);
   } catch (err) {
-    process.exitCode = reportError(err, { debug: Boolean(program.opts().debug) });
+    process.exitCode = reportError(err, {
+      debug: Boolean(program.opts().debug),
+      json: process.argv.slice(2).includes("--json"),
+    });
   }
 }
 

@@ -19,16 +19,21 @@ export const colorErr = createColors(Boolean(process.stderr.isTTY) && colorsAllo
  * Prints an error to stderr and returns the exit code for it. A `TgwError` prints as
  * `Error [code]: message` (its own `format()` if it has one, e.g. positioned config errors);
  * anything else is an internal error: a bug, with the stack trace shown under `--debug`.
+ * With `json` (the command was given `--json`), stdout also gets one JSON document
+ * `{"format_version": 1, "error": {"code", "message", "problems"?}}` (docs/plan.md > JSON output):
+ * a script reading stdout gets a document whether the command succeeded or not.
  */
-export function reportError(err: unknown, opts: { debug: boolean }): number {
+export function reportError(err: unknown, opts: { debug: boolean; json?: boolean }): number {
   const c = colorErr;
+  if (opts.json && !jsonWritten && !isCommanderError(err))
+    process.stdout.write(`${JSON.stringify(errorDocument(err), null, 2)}\n`);
   if (err instanceof TgwError) {
     const formatted = (err as { format?: () => string }).format?.() ?? err.message;
     process.stderr.write(`${c.red(c.bold("Error"))} ${c.dim(`[${err.code}]`)}: ${formatted}\n`);
     if (opts.debug && err.stack) process.stderr.write(`${c.dim(err.stack)}\n`);
     return err.exitCode;
   }
-  if (err && typeof err === "object" && "code" in err && String(err.code).startsWith("commander.")) {
+  if (isCommanderError(err)) {
     // commander already printed its message (unknown option, missing argument...).
     return (err as { exitCode?: number }).exitCode ?? ExitCode.error;
   }
@@ -40,6 +45,35 @@ export function reportError(err: unknown, opts: { debug: boolean }): number {
     );
   }
   return ExitCode.error;
+}
+
+let jsonWritten = false;
+
+/**
+ * Says that the command printed its own JSON document about its failure (`apply --json` with its
+ * outcomes, `validate --json` with its problems): `reportError` then prints no second one.
+ */
+export function jsonDocumentWritten(): void {
+  jsonWritten = true;
+}
+
+function isCommanderError(err: unknown): boolean {
+  return Boolean(
+    err && typeof err === "object" && "code" in err && String(err.code).startsWith("commander."),
+  );
+}
+
+/** The JSON document of a failed `--json` command (see `reportError`). */
+function errorDocument(err: unknown): { format_version: 1; error: Record<string, unknown> } {
+  if (err instanceof TgwError) {
+    const problems = (err as { problems?: unknown }).problems;
+    return {
+      format_version: 1,
+      error: { code: err.code, message: err.message, ...(Array.isArray(problems) ? { problems } : {}) },
+    };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { format_version: 1, error: { code: "internal", message } };
 }
 
 /**

@@ -44,3 +44,20 @@ it("--no-color is accepted before or after the command", async () => {
     expect(r.stderr).not.toContain("unknown option");
   }
 });
+
+it("every --json command prints one JSON document on stdout when it fails too", async () => {
+  const { writeFile, mkdir } = await import("node:fs/promises");
+  const dir = join(cwd, "invalid");
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "tgw.yaml"), "api_keys:\n  ci: {descriptio: x}\n");
+  const plan = await tgw(["plan", "--json", "-f", "."], { cwd: dir });
+  expect(plan.code).toBe(1);
+  expect(JSON.parse(plan.stdout)).toMatchObject({
+    format_version: 1,
+    error: { code: "config", problems: [{ line: 2, path: "api_keys.ci.descriptio" }] },
+  });
+  expect(plan.stderr).toContain("Error [config]");
+  // A command with a failure document of its own prints only that one.
+  const validate = await tgw(["validate", "--json", "-f", "."], { cwd: dir });
+  expect(JSON.parse(validate.stdout)).toMatchObject({ valid: false });
+});

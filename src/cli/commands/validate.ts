@@ -12,7 +12,7 @@
 import { displayPath } from "../../config/files.js";
 import { ConfigError, loadConfig } from "../../config/index.js";
 import type { RegisterCommand } from "../command.js";
-import { color, helpExamples } from "../output.js";
+import { color, helpExamples, jsonDocumentWritten } from "../output.js";
 
 interface ValidateOptions {
   file: string[];
@@ -50,6 +50,7 @@ export const registerValidate: RegisterCommand = (program) => {
       } catch (err) {
         if (opts.json && err instanceof ConfigError) {
           process.stdout.write(`${JSON.stringify({ valid: false, problems: err.problems }, null, 2)}\n`);
+          jsonDocumentWritten();
         }
         throw err;
       }
