@@ -105,12 +105,8 @@ export async function runApply(
     throw new UsageError("--json needs --auto-approve (or a saved plan)");
   if (opts.showTokens && !opts.json) throw new UsageError("--show-tokens only applies with --json");
   const lockTimeoutMs = parseDuration(opts.lockTimeout ?? "0s", "--lock-timeout");
+  // A saved plan says whether it destroys (`tgw plan --destroy --out FILE`, then `tgw apply FILE`).
   const destroy = saved ? saved.check.destroy : how.destroy;
-  if (saved && saved.check.destroy !== how.destroy) {
-    throw new UsageError(
-      `${how.planfile} is ${saved.check.destroy ? "a destroy plan" : "not a destroy plan"}: apply it with tgw apply`,
-    );
-  }
   const ws = await openWorkspace({
     file: opts.file ?? saved?.config ?? [],
     ...(opts.state !== undefined

@@ -38,6 +38,7 @@ interface PlanOptions extends PlanningFlags, TakeoverFlags {
   format?: string;
   out?: string;
   detailedExitcode?: boolean;
+  destroy?: boolean;
 }
 
 /** Registers `tgw plan`. */
@@ -63,6 +64,7 @@ export const registerPlan: RegisterCommand = (program) => {
                     "tgw plan -f infra/ --format markdown > plan.md   # a pull request comment",
                     "tgw plan -f infra/ --replace api_keys.ci   # rotate a key",
                     "tgw plan -f infra/ --target api_keys.ci    # only this key and what it needs",
+                    "tgw plan -f infra/ --destroy --out gone.plan   # review the deletion, then: tgw apply gone.plan",
                   ),
                 ),
             ),
@@ -77,6 +79,10 @@ export const registerPlan: RegisterCommand = (program) => {
       "human (default), json, or markdown (a pull request comment: summary table, one collapsible block per change)",
     )
     .option("--out <file>", "save the plan to FILE, to apply exactly it with tgw apply FILE")
+    .option(
+      "--destroy",
+      "plan the deletion of every object of the stack, as tgw destroy would (with --out: applied by tgw apply FILE)",
+    )
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .action(async (opts: PlanOptions) => {
       process.exitCode = await runPlan(opts);
@@ -111,6 +117,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         // The human and markdown plans never show the fingerprints: computed only for --json / --out.
         lazyFingerprints: true,
         ...safety,
+        ...(opts.destroy ? { destroy: true, allowEmpty: true } : {}),
         lockHolder: holder("plan"),
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),

@@ -3,9 +3,9 @@
  * object of the stack; import adopts an object made by hand, after which plan shows updates, not a
  * create.
  */
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startTestServer, type TestServer } from "../../helpers/server.js";
 import { manyBackends, tgw } from "../tgw.js";
 
@@ -61,6 +61,22 @@ describe("destroy", () => {
     const plan = await run(["plan", "-f", ".", "--detailed-exitcode"]);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain("Plan: 2 to create, 0 to update, 0 to replace, 0 to delete.");
+  });
+
+  it("plan --destroy --out saves a destroy plan that tgw apply FILE applies, as Terraform's plan -destroy", async () => {
+    const config = join(dir, "tgw.yaml");
+    const before = await readFile(config, "utf8");
+    onTestFinished(() => writeFile(config, before)); // the import test below reads it
+    await writeFile(config, "stack: gone\ntunnel_group_backends:\n  c:\n    description: c\n");
+    expect((await run(["apply", "-f", ".", "--auto-approve"])).code).toBe(0);
+    const planned = await run(["plan", "-f", ".", "--destroy", "--out", "gone.plan", "--detailed-exitcode"]);
+    expect(planned.code).toBe(2);
+    expect(planned.stdout).toContain("0 to create, 0 to update, 0 to replace, 1 to delete.");
+    server.resetRequests();
+    const applied = await run(["apply", "gone.plan"]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain("Destroy complete: 1 deleted.");
+    expect(server.mutations().map((r) => r.method)).toEqual(["DELETE"]);
   });
 });
 
