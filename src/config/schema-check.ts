@@ -23,6 +23,7 @@ import {
   MARKER_SERIAL_PLACEHOLDER,
   schemaKey,
 } from "../model/index.js";
+import { pointerSegments } from "../model/json-pointer.js";
 import * as generated from "../model/validators.gen.js";
 import { didYouMean, listWords, withArticle } from "../model/words.js";
 import { type Entry, locate, pointerChild, reportAt } from "./entry.js";
@@ -286,23 +287,16 @@ function copyWithoutRefs(v: unknown): unknown {
   return v;
 }
 
-function segments(pointer: string): string[] {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
-
 /** The value at `pointer` in a request body. */
 function valueAt(body: Record<string, unknown>, pointer: string): unknown {
   let v: unknown = body;
-  for (const s of segments(pointer)) v = (v as Record<string, unknown> | undefined)?.[s];
+  for (const s of pointerSegments(pointer)) v = (v as Record<string, unknown> | undefined)?.[s];
   return v;
 }
 
 /** The (inlined) schema node describing the value at `pointer`, if the schema has one. */
 export function schemaAt(entry: Entry, pointer: string): JsonSchema | undefined {
-  const parts = segments(pointer);
+  const parts = pointerSegments(pointer);
   const first = parts.shift();
   if (first === undefined) return undefined;
   let node: JsonSchema | undefined = entry.kind.fields.find((f) => f.name === first)?.schema;

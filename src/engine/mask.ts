@@ -4,6 +4,7 @@
  * fields. Used to mask plan output and to keep secrets out of fingerprints.
  */
 import type { KindDescriptor } from "../model/index.js";
+import { pointerSegments } from "../model/json-pointer.js";
 import type { Values } from "./action.js";
 
 /** What masked values show. */
@@ -61,14 +62,6 @@ export function maskValues(kind: KindDescriptor, values: Values, sensitive?: rea
   let out = mapSecrets(kind, values, () => SENSITIVE);
   for (const pointer of sensitive ?? []) out = maskPointer(out, pointerSegments(pointer), 0) as Values;
   return out;
-}
-
-/** The unescaped names of a JSON pointer (RFC 6901: `~1` is `/`, `~0` is `~`). */
-function pointerSegments(pointer: string): string[] {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 /** `node` with the value at `names` (from its `at`-th) masked; the way there is copied. */
