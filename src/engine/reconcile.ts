@@ -17,11 +17,12 @@ import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
 import { didYouMean } from "../model/words.js";
 import { LockTimeoutError } from "../state/errors.js";
-import type { StateApi, StateSnapshot, StateStore, Unlock } from "../state/store.js";
+import { canFence, type StateApi, type StateSnapshot, type StateStore, type Unlock } from "../state/store.js";
 import { hasChanges, isChange, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
+import { fencedApi } from "./fencing.js";
 import { StateJournal } from "./journal.js";
 import type { LiveState } from "./live.js";
 import { checkModuleParents } from "./parents.js";
@@ -265,7 +266,8 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
       await journal.update(() => {}, { now: true });
     const recovered = new Map<string, string>();
-    const result = await applyPlan(plan, desired, api, journal, {
+    const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
+    const result = await applyPlan(plan, desired, writer, journal, {
       parallelism: options.parallelism ?? 4,
       ...(signal ? { signal } : {}),
       ...(options.createRetry ? { createRetry: options.createRetry } : {}),

@@ -191,3 +191,22 @@ export interface StateImport {
    */
   importSnapshot(snapshot: StateSnapshot): Promise<void>;
 }
+
+/**
+ * A store whose lock has a lease (PostgreSQL): its holder may act for the state, on the API too, only
+ * while the lease is known to run. The engine checks it before every API write, so a holder that was
+ * frozen longer than the lease (and lost the lock to another run) writes nothing once woken.
+ */
+export interface StateFencing {
+  /**
+   * Resolves at once while the state lock this store holds was confirmed within half its lease; else
+   * confirms it with the database first. Resolves when this store holds no lock.
+   * @throws StateLockLostError when the lock is no longer held.
+   */
+  assertLockHeld(): Promise<void>;
+}
+
+/** True when `store`'s lock has a lease that API writes must check. */
+export function canFence(store: StateStore): store is StateStore & StateFencing {
+  return typeof (store as Partial<StateFencing>).assertLockHeld === "function";
+}

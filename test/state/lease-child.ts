@@ -1,7 +1,9 @@
 /**
  * A child process for test/state/postgres-lease.test.ts: takes the state lock of a PostgreSQL state
- * with a short lease, writes once, says `locked`, then writes again on each `write` line of stdin and
- * says what happened (`wrote`, or `refused` with the error's code). One JSON line per step.
+ * with a short lease, writes once, says `locked`, then writes again on each `write` line of stdin, or
+ * asks whether it may still write to the API on each `assert` line (what the engine asks before each
+ * API write), and says what happened (`wrote`, `held`, or `refused` with the error's code). One JSON
+ * line per step.
  *
  * Usage: node --import tsx lease-child.ts <state URL> <stack> <lease ms>
  */
@@ -17,10 +19,15 @@ await store.lock({ timeoutMs: 10_000, holder: "lease-child" });
 await store.write(await store.read());
 say("locked");
 for await (const line of createInterface({ input: process.stdin })) {
-  if (line.trim() !== "write") continue;
+  const command = line.trim();
   try {
-    const written = await store.write(await store.read());
-    say("wrote", { serial: written.serial });
+    if (command === "assert") {
+      await store.assertLockHeld();
+      say("held");
+    } else if (command === "write") {
+      const written = await store.write(await store.read());
+      say("wrote", { serial: written.serial });
+    }
   } catch (err) {
     say("refused", { code: (err as { code?: string }).code, message: (err as Error).message });
   }

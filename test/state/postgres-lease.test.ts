@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL state lock has a lease and fences its holder (issue 31 §3): a holder frozen (SIGSTOP)
  * for longer than the lease loses the lock to the next run, which takes it and writes; the frozen one,
- * woken, writes nothing. A holder whose lock session is terminated writes nothing either: the run
+ * woken, writes nothing, to the state or (the engine asks `assertLockHeld` first) to the API. A holder whose lock session is terminated writes nothing either: the run
  * stops at its next write and says so (`state_lock_lost`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -64,8 +64,11 @@ describe.skipIf(server === undefined)("the PostgreSQL state lock's lease", () =>
       const written = await store.write(await store.read());
       expect(written.serial).toBe(2);
       holder.child.kill("SIGCONT");
-      holder.child.stdin?.write("write\n");
+      // Neither an API write (the engine asks first) nor a state write goes through.
+      holder.child.stdin?.write("assert\n");
       expect(await holder.next(1)).toMatchObject({ event: "refused", code: "state_lock_lost" });
+      holder.child.stdin?.write("write\n");
+      expect(await holder.next(2)).toMatchObject({ event: "refused", code: "state_lock_lost" });
       expect((await store.read()).serial).toBe(2);
       await unlock();
     } finally {
@@ -79,12 +82,14 @@ describe.skipIf(server === undefined)("the PostgreSQL state lock's lease", () =>
     const holder = leaseChild(url, "terminated");
     try {
       expect(await holder.next(0)).toMatchObject({ event: "locked" });
+      holder.child.stdin?.write("assert\n");
+      expect(await holder.next(1)).toMatchObject({ event: "held" });
       const killed = await server.sql<{ n: number }>(
         "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'tgw (lock)'",
       );
       expect(killed[0]?.n).toBe(1);
       holder.child.stdin?.write("write\n");
-      const said = await holder.next(1);
+      const said = await holder.next(2);
       expect(said).toMatchObject({ event: "refused", code: "state_lock_lost" });
       expect(String(said.message)).toMatch(/the state lock of .* was lost while this run held it/);
     } finally {

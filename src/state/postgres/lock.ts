@@ -42,6 +42,8 @@ export interface HeldLock {
   check(timeoutMs: number): Promise<boolean>;
   /** True once the lock's connection reported an error or ended. */
   readonly lost: boolean;
+  /** When the lock was last known held (`performance.now()` ms): taken, or a `check` that found it. */
+  readonly confirmedAt: number;
   /** What waiters see. */
   readonly description: LockHolder;
 }
@@ -91,10 +93,14 @@ export async function acquireAdvisoryLock(
         .catch(() => {});
     }
     let released: Promise<void> | undefined;
+    let confirmedAt = performance.now();
     return {
       description,
       get lost() {
         return lost;
+      },
+      get confirmedAt() {
+        return confirmedAt;
       },
       release: () => {
         released ??= (async () => {
@@ -123,7 +129,8 @@ export async function acquireAdvisoryLock(
         const held = await Promise.race([query.then((r) => r.rows[0]?.held === true), timeout]).catch(
           () => false,
         );
-        if (!held) lost = true;
+        if (held) confirmedAt = performance.now();
+        else lost = true;
         return held;
       },
     };

@@ -18,6 +18,7 @@ import { emptySnapshot } from "../snapshot.js";
 import type {
   HistoryEntry,
   PlannedChange,
+  StateFencing,
   StateHistory,
   StateImport,
   StateSnapshot,
@@ -48,7 +49,7 @@ export interface PostgresStateStoreOptions {
 export const DEFAULT_LOCK_LEASE_MS = 15_000;
 
 /** A state kept in PostgreSQL. */
-export class PostgresStateStore implements StateStore, StateHistory, StateImport {
+export class PostgresStateStore implements StateStore, StateFencing, StateHistory, StateImport {
   /** `postgres://tgw@db:5432/tgw (stack web)`: never the password. */
   readonly location: string;
   readonly stack: string;
@@ -71,7 +72,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
     this.#s = quoteIdent(this.target.schema);
     this.#command = opts.command ?? "tgw";
     this.#leaseMs = opts.lockLeaseMs ?? DEFAULT_LOCK_LEASE_MS;
-    this.#pool = sharedPool(this.target.connectionString);
+    this.#pool = sharedPool(this.target.connectionString, this.#leaseMs);
   }
 
   /**
@@ -139,6 +140,13 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
       if (this.#stateLock === held) this.#stateLock = undefined;
       await held.release();
     };
+  }
+
+  /** See `StateFencing.assertLockHeld`: half the lease without a confirmation means asking again. */
+  async assertLockHeld(): Promise<void> {
+    const held = this.#stateLock;
+    if (held === undefined || performance.now() - held.confirmedAt < this.#leaseMs / 2) return;
+    if (!(await held.check(this.#leaseMs / 3))) throw new StateLockLostError(this.location, this.#leaseMs);
   }
 
   /**
@@ -392,6 +400,10 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
     const client = await this.#pool.connect().catch((err: unknown) => {
       throw new StateIoError(this.location, action, err);
     });
+    // The server may end the session mid-transaction (a holder frozen longer than the lease): the
+    // pending query rejects, and the error the connection also emits must not crash the process.
+    const ignore = () => {};
+    client.on("error", ignore);
     try {
       await client.query("BEGIN");
       await body(client);
@@ -401,6 +413,7 @@ export class PostgresStateStore implements StateStore, StateHistory, StateImport
       if (err instanceof StateConflictError || err instanceof StateLockLostError) throw err;
       throw new StateIoError(this.location, action, err);
     } finally {
+      client.off("error", ignore);
       client.release();
     }
   }
@@ -413,11 +426,12 @@ const migrated = new Set<string>();
  * One connection per database per process for reads and writes, shared by its stores (a `tgw watch`
  * opens one store per stack; locks have connections of their own). Requests are served strictly in
  * arrival order, so a read asked for before a write sees the state before it; the connection is
- * closed when idle and never keeps a finished command running.
+ * closed when idle and never keeps a finished command running. The first store of a process sets the
+ * lease (ms) after which the server ends a transaction left idle.
  */
 const pools = new Map<string, { pool: pg.Pool; users: number }>();
 
-function sharedPool(connectionString: string): pg.Pool {
+function sharedPool(connectionString: string, leaseMs: number): pg.Pool {
   let entry = pools.get(connectionString);
   if (entry === undefined) {
     const pool = new pg.Pool({
@@ -426,6 +440,9 @@ function sharedPool(connectionString: string): pg.Pool {
       idleTimeoutMillis: 5_000,
       allowExitOnIdle: true,
       application_name: "tgw",
+      // A holder frozen inside a write transaction would keep its row lock, and so every other
+      // writer waiting, for the whole freeze: the server ends such a session after one lease.
+      idle_in_transaction_session_timeout: leaseMs,
     });
     // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
     pool.on("error", () => {});
