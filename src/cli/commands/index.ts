@@ -15,6 +15,7 @@ export const commands: CommandEntry[] = [
   { name: "validate", load: async () => (await import("./validate.js")).registerValidate },
   { name: "plan", load: async () => (await import("./plan.js")).registerPlan },
   { name: "apply", load: async () => (await import("./apply.js")).registerApply },
+  { name: "show", load: async () => (await import("./show.js")).registerShow },
   { name: "watch", load: async () => (await import("./watch.js")).registerWatch },
   { name: "destroy", load: async () => (await import("./destroy.js")).registerDestroy },
   { name: "import", load: async () => (await import("./import.js")).registerImport },

@@ -30,6 +30,8 @@ export interface JsonChange {
   token_file?: string;
   /** CDKTF: the construct path of the resource. */
   label?: string;
+  /** Renamed by a `moved:` entry from this address. */
+  moved_from?: string;
 }
 
 /** The JSON plan document. */
@@ -92,5 +94,50 @@ function changeToJson(c: Change): JsonChange {
     adopted: c.adopted === true,
     ...(c.tokenFile ? { token_file: c.tokenFile } : {}),
     ...(c.label ? { label: c.label } : {}),
+    ...(c.movedFrom ? { moved_from: c.movedFrom } : {}),
+  };
+}
+
+/**
+ * The plan a JSON document describes (`tgw show PLANFILE` renders a saved plan with the human
+ * renderer). Values stay as the document has them: secrets masked, ids not known yet as `$ref`.
+ */
+export function planFromJson(doc: JsonPlan): Plan {
+  return {
+    stack: doc.stack,
+    destroy: doc.destroy,
+    changes: doc.changes.map(changeFromJson),
+    forget: doc.forget,
+    basis: {
+      lineage: doc.basis.lineage,
+      serial: doc.basis.serial,
+      liveFingerprint: doc.basis.live_fingerprint,
+      desiredFingerprint: doc.basis.desired_fingerprint,
+    },
+    ...(doc.partial ? { partial: doc.partial } : {}),
+    ...(doc.foreign_lineages ? { foreignLineages: doc.foreign_lineages } : {}),
+    ...(doc.terraform_objects ? { terraformObjects: doc.terraform_objects } : {}),
+  };
+}
+
+function changeFromJson(c: JsonChange): Change {
+  return {
+    address: c.address,
+    kind: c.kind,
+    action: c.action,
+    ...(c.id !== undefined ? { id: c.id } : {}),
+    ...(c.before ? { before: c.before } : {}),
+    ...(c.after ? { after: c.after } : {}),
+    changedFields: c.changed_fields,
+    ...(c.replace_fields ? { replaceFields: c.replace_fields } : {}),
+    ...(c.replace_order ? { replaceOrder: c.replace_order } : {}),
+    reason: c.reason,
+    dependsOn: c.depends_on,
+    ...(c.delete_after ? { deleteAfter: c.delete_after } : {}),
+    ...(c.drift ? { drift: true } : {}),
+    ...(c.adopted ? { adopted: true } : {}),
+    ...(c.token_file ? { tokenFile: c.token_file } : {}),
+    ...(c.label ? { label: c.label } : {}),
+    ...(c.moved_from ? { movedFrom: c.moved_from } : {}),
   };
 }
