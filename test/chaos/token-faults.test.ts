@@ -14,7 +14,7 @@ import { desired, res, STACK } from "../engine/builders.js";
 import { type Bench, startBench } from "../engine/harness.js";
 
 const FAULTS = "500=0.05,503=0.03,429=0.03,drop=0.02,lost=0.12,seed=31,retry_after=0";
-const COUNT = 40;
+const COUNT = 64;
 
 let bench: Bench;
 let api: ApiClient;
