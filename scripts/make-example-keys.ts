@@ -6,12 +6,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  parseCertificateChain,
-  parseSshPublicKey,
-  privateKeyMatchesCertificate,
-} from "../src/crypto/index.js";
+import { parseSshPublicKey, privateKeyMatchesCertificate } from "../src/crypto/index.js";
 import { createSshKeyPair, createTestCa, createTestCertificate } from "../src/crypto/testing.js";
+import { parseCertificateChain } from "../src/server/certificate-info.js";
 
 const OUT = fileURLToPath(new URL("../examples/keys/", import.meta.url));
 const NOT_BEFORE = new Date("2026-01-01T00:00:00Z");

@@ -15,7 +15,6 @@ export {
   signSshHostCertificate,
 } from "./ssh-certificate.js";
 export { checkCertificateChain, leafPublicKey } from "./x509.js";
-export { type CertificateInfo, parseCertificateChain } from "./x509-describe.js";
 export {
   EXTENDED_KEY_USAGE_OIDS,
   type ExtendedKeyUsageName,

@@ -1,7 +1,7 @@
 /**
  * Reading an uploaded TLS certificate chain (docs/api.md "TLS certificate"): the PEM blocks, each
  * certificate parsed and each link of the chain verified with node:crypto (OpenSSL), synchronously.
- * Describing the leaf's fields takes ASN.1 decoding of its extensions: ./x509-describe.ts, which alone
+ * Describing the leaf's fields takes ASN.1 decoding of its extensions: src/server/certificate-info.ts, which alone
  * loads @peculiar/x509, so that checking a configuration (`tgw validate`, `plan`) does not pay for it.
  *
  * Rules for accepted chains (docs/api.md leaves them "not shown"; these are ours):

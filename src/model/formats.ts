@@ -5,7 +5,7 @@
  */
 import type { Format } from "ajv";
 import { fullFormats } from "ajv-formats/dist/formats.js";
-// The modules, not ../crypto/index.js: checking a chain must not load ./x509-describe.ts (@peculiar/x509).
+// The modules, not ../crypto/index.js: checking a chain must not load @peculiar/x509 (only the server's certificate-info.ts does).
 import { parsePrivateKey } from "../crypto/private-key.js";
 import { parseSshPublicKey } from "../crypto/ssh.js";
 import { checkCertificateChain } from "../crypto/x509.js";

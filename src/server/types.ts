@@ -1,10 +1,20 @@
 /**
  * What the server's plugins add to Fastify's instance, request and route config (declaration merging).
  */
-import type { RequestCheck, SendStep } from "./plugins/request-log.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Principal } from "./resources/context.js";
 import type { ResourceStore } from "./store/resource-store.js";
 import type { Validators } from "./validation.js";
+
+/**
+ * A check of every request, run by the `onRequest` hook after the request is recorded. It throws an
+ * ApiProblem (or any error) to answer with it; it returns true when it answered the request itself
+ * (`reply.send`, or `reply.hijack` and a closed socket), and then no later check runs.
+ */
+export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/** A step of the `onSend` hook, run before every answer is written (headers can still be set). */
+export type SendStep = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /** One API request as the server saw it: what tests assert on (`startTestServer().requests`, `GET /debug/requests`). */
 export interface RecordedRequest {

@@ -12,7 +12,6 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { CryptoInputError } from "../crypto/errors.js";
 import { parsePrivateKey } from "../crypto/private-key.js";
 import { parseSshPublicKey } from "../crypto/ssh.js";
-import { parseCertificateChain } from "../crypto/x509-describe.js";
 import {
   createAjv,
   inlineRefs,
@@ -22,6 +21,7 @@ import {
   parserFormat,
   schemaKey,
 } from "../model/index.js";
+import { parseCertificateChain } from "./certificate-info.js";
 import { type ApiProblem, problems } from "./errors.js";
 
 /** Which request shape of a kind: `$defs.create`, `$defs.update` or `$defs.put`. */

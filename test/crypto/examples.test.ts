@@ -1,11 +1,8 @@
 /** The committed example key material (examples/keys/, made by scripts/make-example-keys.ts) is sound. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  parseCertificateChain,
-  parseSshPublicKey,
-  privateKeyMatchesCertificate,
-} from "../../src/crypto/index.js";
+import { parseSshPublicKey, privateKeyMatchesCertificate } from "../../src/crypto/index.js";
+import { parseCertificateChain } from "../../src/server/certificate-info.js";
 
 const read = (name: string) => readFileSync(new URL(`../../examples/keys/${name}`, import.meta.url), "utf8");
 

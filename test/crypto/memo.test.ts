@@ -5,12 +5,12 @@
 import { describe, expect, it } from "vitest";
 import {
   leafPublicKey,
-  parseCertificateChain,
   parsePrivateKey,
   parseSshPublicKey,
   privateKeyMatchesCertificate,
 } from "../../src/crypto/index.js";
 import { createSshKeyPair, createTestCa, createTestCertificate } from "../../src/crypto/testing.js";
+import { parseCertificateChain } from "../../src/server/certificate-info.js";
 
 describe("parse results kept by text", () => {
   it("parses one private key text once", async () => {

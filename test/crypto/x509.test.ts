@@ -1,13 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type CertificateInfo,
-  CryptoInputError,
-  checkCertificateChain,
-  parseCertificateChain,
-} from "../../src/crypto/index.js";
+import { CryptoInputError, checkCertificateChain } from "../../src/crypto/index.js";
 import { createTestCa, createTestCertificate, type TestCertificate } from "../../src/crypto/testing.js";
+import { type CertificateInfo, parseCertificateChain } from "../../src/server/certificate-info.js";
 import { hasOpenssl, needsOpenssl, run, tempDir } from "./tools.js";
 
 const NOT_BEFORE = new Date("2026-01-01T00:00:00Z");

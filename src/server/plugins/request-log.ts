@@ -15,21 +15,11 @@
  * the status and runs the `sendSteps` (../plugins/shutdown.ts); and an `onResponse` hook only for
  * the log line.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { RecordedRequest } from "../types.js";
+import type { RecordedRequest, RequestCheck, SendStep } from "../types.js";
 
 const MAX_RECORDED = 100_000;
-
-/**
- * A check of every request, run by the `onRequest` hook after the request is recorded. It throws an
- * ApiProblem (or any error) to answer with it; it returns true when it answered the request itself
- * (`reply.send`, or `reply.hijack` and a closed socket), and then no later check runs.
- */
-export type RequestCheck = (request: FastifyRequest, reply: FastifyReply) => unknown;
-
-/** A step of the `onSend` hook, run before every answer is written (headers can still be set). */
-export type SendStep = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /**
  * A recorded request, and the account of its key once known (GET /debug/requests shows an account

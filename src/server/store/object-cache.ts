@@ -20,7 +20,7 @@
  * Bounded: past MAX_OBJECTS objects it starts again from empty.
  */
 import type Database from "better-sqlite3";
-import type { StoredObject } from "./resource-store.js";
+import type { StoredObject } from "./stored-object.js";
 
 /** Most objects kept; past it the cache is emptied (a plain bound: a full cache is refilled by reads). */
 export const MAX_OBJECTS = 100_000;

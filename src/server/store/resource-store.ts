@@ -16,23 +16,11 @@ import type Database from "better-sqlite3";
 import { nowTimestamp, randomAlphanumeric } from "../ids.js";
 import { openDatabase } from "./database.js";
 import { ObjectCache } from "./object-cache.js";
-import { DataKeyError, SecretBox } from "./secrets.js";
+import type { StoredObject } from "./stored-object.js";
 
-/** A stored object of any kind. `body` is plain JSON data. */
-export interface StoredObject {
-  /** Insertion order, only ever growing: newest first is `seq` descending. */
-  seq: number;
-  kind: string;
-  id: string;
-  /** The object it hangs off (a route's edge, a module's edge or route), or null. */
-  parentId: string | null;
-  /** RFC 3339. */
-  createdAt: string;
-  updatedAt: string;
-  /** The user or bot whose key created it; null for fixtures and objects older than accounts. */
-  createdBy: string | null;
-  body: Record<string, unknown>;
-}
+export type { StoredObject } from "./stored-object.js";
+
+import { DataKeyError, SecretBox } from "./secrets.js";
 
 /** One recorded delivery of an event to a destination. */
 export interface EventDelivery {

@@ -5,7 +5,7 @@
  * `issued_at` is null (uploaded, not issued automatically).
  */
 import { privateKeyMatchesCertificate } from "../../../crypto/private-key.js";
-import { parseCertificateChain } from "../../../crypto/x509-describe.js";
+import { parseCertificateChain } from "../../certificate-info.js";
 import { problems } from "../../errors.js";
 import type { KindHooks } from "../hooks.js";
 

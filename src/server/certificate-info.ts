@@ -1,8 +1,8 @@
 /**
  * Describing a TLS certificate chain's leaf with the fields of docs/api.md "TLS certificate" (docs/design.md
  * section 5: every response field is parsed from the PEM for real). The chain is read and checked by
- * ./x509.ts (node:crypto); the leaf's names and extensions are decoded with @peculiar/x509, which only
- * this module loads (the reference server's; a configuration check never needs it).
+ * ../crypto/x509.ts (node:crypto); the leaf's names and extensions are decoded with @peculiar/x509,
+ * which only this module of the reference server loads (a configuration check never needs it).
  */
 
 import type { KeyObject } from "node:crypto";
@@ -13,11 +13,11 @@ import {
   SubjectAlternativeNameExtension,
   X509Certificate,
 } from "@peculiar/x509";
+import { keyTypeOf } from "../crypto/key-type.js";
+import { memoByText } from "../crypto/memo.js";
+import { leafOf, notACertificate, readChain } from "../crypto/x509.js";
+import { extendedKeyUsageName, keyUsageNames } from "../crypto/x509-usages.js";
 import type { TlsCertificate } from "../model/types.gen.js";
-import { keyTypeOf } from "./key-type.js";
-import { memoByText } from "./memo.js";
-import { leafOf, notACertificate, readChain } from "./x509.js";
-import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
 
 /**
  * The fields of docs/api.md "TLS certificate" that are derived from the leaf certificate, with the API's
@@ -29,7 +29,7 @@ import { extendedKeyUsageName, keyUsageNames } from "./x509-usages.js";
  * - `subject_alternative_names`: DNS names (wildcards kept as written) and IP addresses (IPv4
  *   dotted, IPv6 compressed lower-case), in certificate order.
  * - `not_before`, `not_after`: RFC 3339 UTC with second precision, e.g. `2026-01-01T00:00:00Z`.
- * - `key_usages` in bit order, `extended_key_usages` in certificate order (names: x509-usages.ts);
+ * - `key_usages` in bit order, `extended_key_usages` in certificate order (names: ../crypto/x509-usages.ts);
  *   `[]` without the extension.
  * - `private_key_type`: the type of the leaf's public key, hence of the matching private key.
  * - `serial_number`: lower-case hex of its unsigned value, two digits per byte, no leading zero
@@ -55,7 +55,7 @@ export function parseCertificateChain(pem: string, what = "certificate_pem"): Ce
   return describeChain(pem, what);
 }
 
-// Reading the leaf's extensions is most of the cost (ASN.1): once per text (see ./memo.ts).
+// Reading the leaf's extensions is most of the cost (ASN.1): once per text (see ../crypto/memo.ts).
 const describeChain = memoByText((pem: string, what: string): CertificateInfo => {
   const leaf = leafOf(readChain(pem, what));
   let cert: X509Certificate;
