@@ -22,7 +22,7 @@
  * The part carries its own copy of the modules both use; what crosses between them is plain data, and
  * errors, which src/errors.ts recognises across copies.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -50,7 +50,54 @@ export async function bundleCli(outdir = resolve(ROOT, "dist", "tgw")): Promise<
   await bundle(resolve(ROOT, "src", "cli", "main.ts"), join(outdir, "tgw.cjs"), [partsPlugin]);
   await bundle(resolve(ROOT, "src", "cli", "launch.ts"), join(outdir, "launch.cjs"), []);
   for (const [name, entry] of Object.entries(PARTS)) await bundle(entry, join(outdir, name), []);
+  await bundleProvider(join(outdir, "provider"));
 }
+
+/**
+ * Writes terraform-provider-tunnelgw as a folder that needs nothing but `node` (issue 27 §2.3):
+ * `provider.cjs` (src/terraform/main.ts and every package it uses, none external), and the files it
+ * reads beside itself (the provider schema, the protocol's .proto texts). `tgw terraform install`
+ * copies the folder into a mirror (src/terraform/install.ts): its hash covers the provider's code and
+ * version, never this machine's paths.
+ *
+ * @param outdir absolute folder, emptied first
+ * @throws Error when esbuild reports an error
+ */
+export async function bundleProvider(outdir: string): Promise<void> {
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    ...COMMON,
+    entryPoints: [resolve(ROOT, "src", "terraform", "main.ts")],
+    outfile: join(outdir, "provider.cjs"),
+    plugins: [bundledRequirePlugin],
+    legalComments: "none",
+    sourcemap: false,
+  });
+  cpSync(
+    resolve(ROOT, "src", "terraform", "provider-schema.gen.json"),
+    join(outdir, "provider-schema.gen.json"),
+  );
+  cpSync(resolve(ROOT, "src", "terraform", "protocol"), join(outdir, "protocol"), { recursive: true });
+}
+
+/**
+ * Packages the sources load through `createRequire(import.meta.url)` (Ajv's compiler and runtime, the
+ * YAML parser), which esbuild does not follow, become plain `require` calls that it bundles: the
+ * provider's folder has no node_modules.
+ */
+const bundledRequirePlugin: Plugin = {
+  name: "tgw-bundled-require",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes("createRequire(import.meta.url)")) return undefined;
+      const contents = text
+        .replace("const require = createRequire(import.meta.url);", "")
+        .replaceAll("createRequire(import.meta.url)(", "require(");
+      return { contents, loader: "ts" };
+    });
+  },
+};
 
 /** The parts loaded on demand, by file name in the bundle folder: the module each one is made of. */
 const PARTS: Record<string, string> = { "server.cjs": resolve(ROOT, "src", "server", "server.ts") };
@@ -90,26 +137,31 @@ const lazyChildProcessPlugin: Plugin = {
   },
 };
 
+/** The esbuild options of every script: one CommonJS file, ASCII only. */
+const COMMON = {
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  // A CommonJS script has no import.meta: its URL is the script's own.
+  define: { "import.meta.url": "__tgwImportMetaUrl" },
+  banner: { js: 'var __tgwImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  charset: "ascii",
+  minifyWhitespace: true,
+  logLevel: "warning",
+} as const;
+
 /** One CommonJS script of `entry` and what it imports, ASCII only. */
 async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
   await build({
+    ...COMMON,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
     external: EXTERNAL,
     plugins: [...plugins, lazyChildProcessPlugin],
-    // A CommonJS script has no import.meta: its URL is the script's own.
-    define: { "import.meta.url": "__tgwImportMetaUrl" },
-    banner: { js: 'var __tgwImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-    charset: "ascii",
-    minifyWhitespace: true,
     // Licence texts of the bundled packages, beside the script (`<script>.LEGAL.txt`).
     legalComments: "external",
     sourcemap: "external",
-    logLevel: "warning",
   });
   const bytes = readFileSync(outfile);
   const at = bytes.findIndex((byte) => byte > 0x7f);

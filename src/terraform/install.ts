@@ -1,11 +1,16 @@
 /**
  * `tgw terraform install`: puts terraform-provider-tunnelgw into a filesystem mirror so that
  * `terraform init` finds it offline. The mirror layout is Terraform's
- * `<dir>/registry.terraform.io/tunnelgw/tunnelgw/<version>/<os>_<arch>/terraform-provider-tunnelgw_v<version>`;
- * that file is a small executable wrapper starting this package's provider with the current Node.js.
- * Nothing else is written in that folder (any extra file would change the provider's hash).
+ * `<dir>/registry.terraform.io/tunnelgw/tunnelgw/<version>/<os>_<arch>/terraform-provider-tunnelgw_v<version>`.
+ *
+ * From a built package, that folder receives the provider bundle (`npm run build` writes it to
+ * dist/tgw/provider/, scripts/bundle.ts) and a launcher that runs it with the `node` found on `PATH`:
+ * nothing in the folder names this machine's paths, so two installs of one version on two machines
+ * have one hash (`terraform providers lock` works, and an upgrade changes it). Running from the
+ * sources (no build), the launcher starts src/terraform/main.ts through tsx instead, with this
+ * checkout's paths.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,11 +39,15 @@ export function defaultMirrorDir(): string {
   return join(homedir(), ".terraform.d", "plugins");
 }
 
-/** The command line the wrapper runs: node with the built provider, or with tsx on the sources. */
-function providerCommand(): string[] {
-  // `../terraform/`, not `./`: this module also runs from the CLI bundle in dist/tgw/ (scripts/bundle.ts).
-  const js = fileURLToPath(new URL("../terraform/main.js", import.meta.url));
-  if (existsSync(js)) return [process.execPath, js];
+/** The provider bundle of a built package (scripts/bundle.ts `bundleProvider`), if there is one. */
+export function builtProvider(): string | undefined {
+  // From the sources (src/terraform/) or the CLI bundle (dist/tgw/): the package root is two up.
+  const dir = fileURLToPath(new URL("../../dist/tgw/provider/", import.meta.url));
+  return existsSync(join(dir, "provider.cjs")) ? dir : undefined;
+}
+
+/** The launcher's command line without a bundle: tsx on this checkout's sources. */
+function sourcesCommand(): string[] {
   const ts = fileURLToPath(new URL("./main.ts", import.meta.url));
   const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
   return [process.execPath, "--import", tsx, ts];
@@ -47,16 +56,25 @@ function providerCommand(): string[] {
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Writes the wrapper into the mirror at `dir` (default `~/.terraform.d/plugins`).
+ * Writes the provider into the mirror at `dir` (default `~/.terraform.d/plugins`), replacing what an
+ * earlier install of this version left there.
+ * @param bundle a folder made by scripts/bundle.ts `bundleProvider`; default the built package's,
+ *   and without one the sources through tsx.
  * @throws Error from the file system (not writable...).
  */
-export function installProvider(dir = defaultMirrorDir()): InstallResult {
+export function installProvider(dir = defaultMirrorDir(), bundle = builtProvider()): InstallResult {
   const version = packageVersion();
   const root = resolve(dir);
   const folder = join(root, ...PROVIDER_SOURCE.split("/"), version, terraformPlatform());
+  rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
   const executable = join(folder, `terraform-provider-tunnelgw_v${version}`);
-  writeFileSync(executable, `#!/bin/sh\nexec ${providerCommand().map(quote).join(" ")} "$@"\n`);
+  if (bundle === undefined) {
+    writeFileSync(executable, `#!/bin/sh\nexec ${sourcesCommand().map(quote).join(" ")} "$@"\n`);
+  } else {
+    cpSync(bundle, folder, { recursive: true });
+    writeFileSync(executable, '#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+  }
   chmodSync(executable, 0o755);
   const terraformrc = [
     "provider_installation {",

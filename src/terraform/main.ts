@@ -6,21 +6,27 @@
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, servePlugin } from "./plugin-server.js";
 import { TunnelgwProvider } from "./provider.js";
 
-if (process.env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
-  process.stderr.write(
-    "terraform-provider-tunnelgw is a Terraform provider: Terraform starts it. Install it with `tgw terraform install` (docs/terraform.md).\n",
-  );
-  process.exit(1);
+/** Serves until Terraform stops the provider, or is gone; then exits. */
+async function main(): Promise<void> {
+  if (process.env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
+    process.stderr.write(
+      "terraform-provider-tunnelgw is a Terraform provider: Terraform starts it. Install it with `tgw terraform install` (docs/terraform.md).\n",
+    );
+    process.exit(1);
+  }
+  const server = await servePlugin(new TunnelgwProvider().handlers());
+  process.stdout.write(`${server.handshake}\n`);
+  // Terraform ends its providers with Shutdown or a kill; when Terraform itself is killed (SIGKILL, a
+  // crash) neither comes, and a provider left serving outlives it for good (issue 27, defect 4). The
+  // launcher execs Node, so the parent is Terraform: once it is gone (re-parented), exit. Polled, as
+  // stdin is Terraform's own and stays open while whatever started Terraform holds it.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void server.stop(true).finally(() => process.exit(1));
+  }, 250).unref();
+  await server.stopped;
+  process.exit(0);
 }
-const server = await servePlugin(new TunnelgwProvider().handlers());
-process.stdout.write(`${server.handshake}\n`);
-// Terraform ends its providers with Shutdown or a kill; when Terraform itself is killed (SIGKILL, a
-// crash) neither comes, and a provider left serving outlives it for good (issue 27, defect 4). The
-// wrapper execs Node, so the parent is Terraform: once it is gone (re-parented), exit. Polled, as
-// stdin is Terraform's own and stays open while whatever started Terraform holds it.
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) void server.stop(true).finally(() => process.exit(1));
-}, 250).unref();
-await server.stopped;
-process.exit(0);
+
+// No top-level await: the installed provider is a CommonJS bundle (scripts/bundle.ts).
+void main();

@@ -2,12 +2,15 @@
  * Running the real `terraform` against a reference server: a temporary directory with a filesystem
  * mirror holding terraform-provider-tunnelgw (`installProvider`), a CLI configuration that installs it
  * from there only (so `terraform init` works offline), and `tf(...)` to run commands in a workspace.
+ * The provider installed is a bundle of this checkout's sources, made once per test file
+ * (scripts/bundle.ts `bundleProvider`), as `tgw terraform install` installs it from a built package.
  * When `terraform` is not on the PATH the tests are skipped, and fail under `CI=true` saying so.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundleProvider } from "../../scripts/bundle.js";
 import { installProvider } from "../../src/terraform/install.js";
 import { isLeftover } from "../helpers/examples.js";
 
@@ -21,6 +24,14 @@ export function terraformAvailable(): boolean {
   }
   return found;
 }
+
+/** This checkout's provider bundle, made when a test file loads this module (removed at its exit). */
+const PROVIDER_BUNDLE = await (async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tgw-tf-provider-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  await bundleProvider(join(dir, "provider"));
+  return join(dir, "provider");
+})();
 
 /** The result of one terraform command. */
 export interface TfResult {
@@ -40,7 +51,7 @@ export class TerraformHome {
     readonly apiUrl: string,
     readonly apiKey: string,
   ) {
-    const result = installProvider(join(this.root, "mirror"));
+    const result = installProvider(join(this.root, "mirror"), PROVIDER_BUNDLE);
     this.#rc = join(this.root, "terraformrc");
     writeFileSync(this.#rc, `${result.terraformrc}\n`);
   }

@@ -1,18 +1,30 @@
 /**
- * The pieces of the provider below Terraform: `tgw terraform install` (the mirror layout, the wrapper,
- * the .terraformrc lines), the wrapper refusing to run without Terraform's cookie, the go-plugin
- * handshake line with mutual TLS, and msgpack values with unknowns.
+ * The pieces of the provider below Terraform: `tgw terraform install` (the mirror layout, the
+ * launcher, the .terraformrc lines), a bundled install whose hash is the same from two places
+ * (`terraform providers lock`), the launcher refusing to run without Terraform's cookie, the
+ * go-plugin handshake line with mutual TLS, and msgpack values with unknowns.
  */
 import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { bundleProvider } from "../../scripts/bundle.js";
 import { type CtyType, decodeValue, encodeValue, UNKNOWN } from "../../src/terraform/cty.js";
+import { installProvider } from "../../src/terraform/install.js";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/terraform/plugin-server.js";
 import { selfSignedCertificate } from "../../src/terraform/tls.js";
 import { tgw } from "../cli/tgw.js";
+import { TerraformHome, terraformAvailable } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tgw-tf-install-"));
 const wrapper = join(
@@ -40,16 +52,55 @@ function run(env: NodeJS.ProcessEnv): Promise<{ code: number | null; firstLine: 
 }
 
 describe("tgw terraform install", () => {
-  it("writes only the executable wrapper into the mirror and prints the .terraformrc lines", async () => {
+  it("writes the executable launcher into the mirror and prints the .terraformrc lines", async () => {
     const result = await tgw(["terraform", "install", "--dir", join(dir, "mirror")], { cwd: dir });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`path    = ${JSON.stringify(join(dir, "mirror"))}`);
     expect(result.stdout).toContain('include = ["registry.terraform.io/tunnelgw/tunnelgw"]');
     expect(existsSync(wrapper)).toBe(true);
-    expect(readdirSync(dirname(wrapper))).toEqual(["terraform-provider-tunnelgw_v0.1.0"]);
     expect(statSync(wrapper).mode & 0o111).toBe(0o111);
   }, 60_000);
+
+  it.skipIf(!terraformAvailable())(
+    "installs the bundle with a launcher naming no path: two installs, one hash (terraform providers lock)",
+    async () => {
+      const bundle = join(dir, "bundle");
+      await bundleProvider(bundle);
+      const installs = ["machine-a/plugins", "elsewhere/b/mirror"].map((m) =>
+        installProvider(join(dir, m), bundle),
+      );
+      const folder = dirname(installs[0]?.executable ?? "");
+      expect(readdirSync(folder).sort()).toEqual([
+        "protocol",
+        "provider-schema.gen.json",
+        "provider.cjs",
+        "terraform-provider-tunnelgw_v0.1.0",
+      ]);
+      const launcher = readFileSync(installs[0]?.executable ?? "", "utf8");
+      expect(launcher).toBe('#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+      const home = new TerraformHome("http://127.0.0.1:1", "unused");
+      const locks = installs.map((install, i) => {
+        const ws = home.workspace(`lock-${i}`);
+        writeFileSync(
+          join(ws, "main.tf"),
+          'terraform {\n  required_providers {\n    tunnelgw = { source = "tunnelgw/tunnelgw" }\n  }\n}\n',
+        );
+        return { ws, mirror: install.dir };
+      });
+      const hashes: string[] = [];
+      for (const { ws, mirror } of locks) {
+        const r = await home.tf(ws, "providers", "lock", `-fs-mirror=${mirror}`, "-no-color");
+        expect(r.code, r.stderr).toBe(0);
+        const lock = readFileSync(join(ws, ".terraform.lock.hcl"), "utf8");
+        hashes.push(/"h1:[^"]+"/.exec(lock)?.[0] ?? "none");
+      }
+      expect(hashes[0]).toMatch(/^"h1:/);
+      expect(hashes[1]).toBe(hashes[0]);
+      home.close();
+    },
+    120_000,
+  );
 
   it("refuses to run without Terraform's cookie, and shakes hands with it (mutual TLS)", async () => {
     const alone = await run({ [MAGIC_COOKIE_KEY]: "" });
