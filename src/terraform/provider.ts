@@ -118,6 +118,11 @@ export class TunnelgwProvider {
   readonly #held = new Set<string>();
   /** Module paths planned in this walk: a second resource on one path is refused. */
   readonly #plannedModules = new Set<string>();
+  /**
+   * Module paths whose plan requires a replace: Terraform plans the create half of a replacement
+   * again, with no prior state, which is the same resource and not a second one on that path.
+   */
+  readonly #replacedModules = new Set<string>();
 
   constructor(options: ProviderOptions = {}) {
     this.#schema = loadProviderSchema();
@@ -287,6 +292,8 @@ export class TunnelgwProvider {
       };
     }
     const { changed, replace } = changedFields(rt, config, prior, priv);
+    const path = rt.kind.module ? moduleId(rt, config) : undefined;
+    if (path !== undefined && replace.length > 0) this.#replacedModules.add(path);
     return {
       planned_state: dv(type, plannedState(rt, config, prior, replace.length > 0, changed)),
       requires_replace: replace.map((name) => ({ steps: [{ attribute_name: name }] })),
@@ -374,7 +381,8 @@ export class TunnelgwProvider {
   async #planModule(rt: ResourceType, config: TfObject, prior: TfObject | null) {
     const path = moduleId(rt, config);
     if (path === undefined) return undefined; // a parent id known only after apply
-    if (this.#plannedModules.has(path)) {
+    const replacement = !prior && this.#replacedModules.delete(path); // the create half of a replace
+    if (this.#plannedModules.has(path) && !replacement) {
       return error(
         `two resources manage the module ${path}`,
         `A module's identity is its path: another ${rt.typeName} (or a resource of another module type on the same path) in this configuration sets it too, and each apply would overwrite the other. Keep one resource per module path; if both are in the state, remove one with terraform state rm.`,

@@ -123,4 +123,37 @@ describe.skipIf(!available)("terraform: a module resource over an existing modul
     expect(puts()).toEqual([]);
     expect(await live(ROUTE1)).toBeUndefined();
   }, 120_000);
+
+  it("replaces a module moved to another route, and still refuses a second resource on its new path", async () => {
+    const dir = home.workspace("move");
+    const filter = (name: string, route: string) => `
+resource "tunnelgw_https_edge_route_user_agent_filter" "${name}" {
+  edge_id  = "edghts_example01"
+  route_id = "${route}"
+  allow    = ["^curl"]
+}
+`;
+    const at = (route: string) => `/edges/https/edghts_example01/routes/${route}/user_agent_filter`;
+    writeFileSync(join(dir, "main.tf"), HEADER + filter("m", "edghtsrt_example01"));
+    const init = await home.tf(dir, "init", "-input=false", "-no-color");
+    expect(init.code, init.stderr).toBe(0);
+    expect((await home.tf(dir, ...APPLY)).code).toBe(0);
+    // Terraform plans the create half of a replace a second time: the same resource, not a second one.
+    writeFileSync(join(dir, "main.tf"), HEADER + filter("m", "edghtsrt_example02"));
+    const move = await home.tf(dir, ...APPLY);
+    expect(move.stderr).toBe("");
+    expect(move.stdout).toContain("must be replaced");
+    expect(await live(at("edghtsrt_example01"))).toBeUndefined();
+    expect(await live(at("edghtsrt_example02"))).toBeDefined();
+    expect((await home.tf(dir, ...PLAN)).code).toBe(0);
+    writeFileSync(
+      join(dir, "main.tf"),
+      HEADER + filter("m", "edghtsrt_example01") + filter("n", "edghtsrt_example01"),
+    );
+    const twice = await home.tf(dir, ...APPLY);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr.replace(/\s+/g, " ")).toContain(
+      `two resources manage the module ${at("edghtsrt_example01")}`,
+    );
+  }, 120_000);
 });
