@@ -81,7 +81,7 @@ export interface Matrix {
 }
 
 /** Generation context: where the value goes (for errors) and how references resolve. */
-interface Ctx {
+export interface Ctx {
   where: string;
   refs: RefSource;
   /** Resource types that references point to (filled while generating). */
@@ -208,13 +208,8 @@ function objectOf(schema: JsonSchema, variant: Variant, ctx: Ctx): Record<string
 
 function mapOf(schema: JsonSchema, variant: Variant, ctx: Ctx): Record<string, Value> {
   const keys = (schema.propertyNames ?? { type: "string" }) as JsonSchema;
-  const values = (
-    typeof schema.additionalProperties === "object"
-      ? schema.additionalProperties
-      : {
-          type: "string",
-        }
-  ) as JsonSchema;
+  const ap = schema.additionalProperties;
+  const values = (typeof ap === "object" ? ap : { type: "string" }) as JsonSchema;
   const key = (v: Variant) => stringOf({ type: "string", ...keys }, v, { ...ctx, where: `${ctx.where} key` });
   const value = schemaValue(values, variant, { ...ctx, where: `${ctx.where}.${key(0)}` });
   return variant === 0 ? { [key(0)]: value } : { [key(0)]: value, [key(1)]: value };
