@@ -1,0 +1,114 @@
+/**
+ * Benchmark of terraform-provider-tunnelgw's start (issue 27 §2.4), side by side in one run:
+ *
+ * - handshake: from starting the installed provider (the bundle and its launcher, as
+ *   `tgw terraform install` writes them) to its go-plugin handshake line, against `node -e 0`
+ *   (goal: within 2x);
+ * - plan: `terraform plan` with no changes of 200 tunnelgw resources (tunnel group backends) against
+ *   a plan of 200 built-in `terraform_data` resources (goal: within 3x). Terraform starts the provider
+ *   about 3 times per plan.
+ *
+ *   npx tsx bench/terraform-start.ts [--runs 9] [--resources 200]
+ *
+ * Runs alternate A and B; prints each median and the ratio. Needs `terraform` on the PATH. The
+ * reference server runs in this process, on loopback.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../src/terraform/plugin-server.js";
+import { startTestServer } from "../test/helpers/server.js";
+import { APPLY, PLAN, TerraformHome, terraformAvailable } from "../test/terraform/harness.js";
+import { median } from "./stats.js";
+
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "9" }, resources: { type: "string", default: "200" } },
+});
+const runs = Number(values.runs);
+const count = Number(values.resources);
+if (!terraformAvailable()) throw new Error("terraform is not on the PATH");
+
+/** Milliseconds from spawning `cmd` to its first stdout line (then it is killed). */
+function untilFirstLine(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "ignore"] });
+    let seen = false;
+    child.stdout.on("data", () => {
+      if (seen) return;
+      seen = true;
+      resolve(performance.now() - t0);
+      child.kill();
+    });
+    child.on("error", reject);
+    child.on("close", () => {
+      if (!seen) resolve(performance.now() - t0);
+    });
+  });
+}
+
+/** Prints the medians of `a` and `b` and their ratio against `goal`. */
+function report(what: string, a: number[], b: number[], names: [string, string], goal: number): void {
+  const ma = median(a);
+  const mb = median(b);
+  console.log(
+    `${what}: ${names[0]} ${ma.toFixed(0)} ms, ${names[1]} ${mb.toFixed(0)} ms, ratio ${(ma / mb).toFixed(2)}x (goal <= ${goal}x)`,
+  );
+}
+
+const server = await startTestServer({ fixtures: false });
+const home = new TerraformHome(server.url, server.token);
+try {
+  // Handshake against node -e 0.
+  const launcher = join(home.root, "mirror/registry.terraform.io/tunnelgw/tunnelgw");
+  const { readdirSync } = await import("node:fs");
+  const version = readdirSync(launcher)[0] as string;
+  const platform = readdirSync(join(launcher, version))[0] as string;
+  const executable = join(launcher, version, platform, `terraform-provider-tunnelgw_v${version}`);
+  const env = { ...process.env, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6" };
+  const hand: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    hand.push(await untilFirstLine(executable, [], env));
+    bare.push(await untilFirstLine(process.execPath, ["-e", "console.log(0)"], env));
+  }
+  report("handshake", hand, bare, ["provider", "node -e 0"], 2);
+
+  // Plans with no changes: tunnelgw resources against terraform_data.
+  const header =
+    'terraform {\n  required_providers {\n    tunnelgw = { source = "tunnelgw/tunnelgw" }\n  }\n}\n';
+  const ours = home.workspace("tunnelgw");
+  const builtin = home.workspace("builtin");
+  const lines = [header];
+  const data = [];
+  for (let i = 0; i < count; i++) {
+    lines.push(`resource "tunnelgw_tunnel_group_backend" "b${i}" {\n  description = "bench ${i}"\n}\n`);
+    data.push(`resource "terraform_data" "d${i}" {\n  input = "bench ${i}"\n}\n`);
+  }
+  writeFileSync(join(ours, "main.tf"), lines.join(""));
+  writeFileSync(join(builtin, "main.tf"), data.join(""));
+  for (const dir of [ours, builtin]) {
+    const init = await home.tf(dir, "init", "-input=false", "-no-color");
+    if (init.code !== 0) throw new Error(init.stderr);
+    const applied = await home.tf(dir, ...APPLY, "-parallelism=10");
+    if (applied.code !== 0) throw new Error(applied.stderr);
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    for (const [dir, into] of [
+      [ours, a],
+      [builtin, b],
+    ] as const) {
+      const t0 = performance.now();
+      const plan = await home.tf(dir, ...PLAN);
+      if (plan.code !== 0) throw new Error(`plan has changes or failed: ${plan.stdout}${plan.stderr}`);
+      into.push(performance.now() - t0);
+    }
+  }
+  report(`terraform plan of ${count} resources, no changes`, a, b, ["tunnelgw", "terraform_data"], 3);
+} finally {
+  home.close();
+  await server.close();
+}
