@@ -9,8 +9,9 @@
  *   (`tunnelgw_api_key`), `tunnelgw_<parent>_<module>` for modules (`tunnelgw_https_edge_route_oidc`,
  *   `tunnelgw_tls_edge_backend`); modules take their parent ids (`edge_id`, and `route_id` on
  *   routes) as required attributes and have a computed `id` built from them;
- * - data sources: `tunnelgw_endpoints` (the read-only endpoint list) and one lookup by `id` per
- *   referenced-only object (`tunnelgw_ip_policy`, `tunnelgw_https_edge_route` with `edge_id`...);
+ * - data sources: `tunnelgw_endpoints` (the read-only endpoint list), one lookup by `id` per
+ *   referenced-only object (`tunnelgw_ip_policy`, `tunnelgw_https_edge_route` with `edge_id`...), and
+ *   one per managed kind, named as its resource type: by `id`, or a module by its parent ids;
  * - scalars map to `string` / `bool` / `number`; arrays to `list`, or `set` when the schema marks
  *   them `unordered`; objects and arrays of objects in requests to nested attributes
  *   (`single` / `list` / `set`); `additionalProperties` to `map`; response-only values to type
@@ -271,6 +272,34 @@ function lookupSchema(kind: KindDescriptor): TerraformSchema {
     };
   }
   for (const [name, s] of Object.entries(props(responseOf(kind)))) {
+    if (name in attributes || answeredOnce(kind, name)) continue;
+    attributes[name] = computedAttribute(s, kind.fields.find((f) => f.name === name)?.schema);
+  }
+  return { version: 0, block: { attributes, ...plain(kind.description) } };
+}
+
+/** A secret only the create's answer holds (an API key's `token`): a read never has it. */
+function answeredOnce(kind: KindDescriptor, name: string): boolean {
+  return kind.secretPaths.some((p) => p.length === 1 && p[0] === name);
+}
+
+/** A module read by its parent ids: every value of its response, computed. */
+function moduleLookupSchema(kind: KindDescriptor): TerraformSchema {
+  const attributes: Record<string, TerraformAttribute> = {
+    id: {
+      type: "string",
+      ...plain(`The module's API path, ${kind.path.replace(/\{(\w+)\}/g, "<$1>")}.`),
+      computed: true,
+    },
+  };
+  for (const p of moduleParams(kind)) {
+    attributes[p.name] = {
+      type: "string",
+      ...plain(`Id of the ${p.kind.title} the module is set on.`),
+      required: true,
+    };
+  }
+  for (const [name, s] of Object.entries(props(responseOf(kind)))) {
     if (name in attributes) continue;
     attributes[name] = computedAttribute(s, kind.fields.find((f) => f.name === name)?.schema);
   }
@@ -346,6 +375,11 @@ export function buildProviderSchema(version: string = packageVersion()): Provide
   };
   for (const kind of allKinds().values()) {
     if (kind.referencedOnly) data_source_schemas[`${PROVIDER_NAME}_${kind.kind}`] = lookupSchema(kind);
+  }
+  // A data source for every managed kind too, named as its resource type: an object by id, a module
+  // by its parent ids (issue 27 §2.6).
+  for (const kind of desiredKinds()) {
+    data_source_schemas[resourceType(kind)] = kind.module ? moduleLookupSchema(kind) : lookupSchema(kind);
   }
   return {
     format_version: "1.0",

@@ -19,8 +19,10 @@ import { type Api, ApiClient, ApiError, defaultBudgetDir, NetworkError } from ".
 import { objectPath } from "../engine/apply.js";
 import { describeError } from "../engine/errors.js";
 import { liveMetadataOf } from "../engine/live.js";
+import { liveMetadata } from "../engine/normalize.js";
 import { createBody, patchBody, putBody } from "../engine/requests.js";
 import {
+  fillPath,
   getKind,
   isTerraformMarker,
   type KindDescriptor,
@@ -44,6 +46,7 @@ import {
   terraformWorkspace,
 } from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
+import { desiredKinds, resourceType as resourceTypeName } from "./provider-schema.js";
 import {
   blockType,
   type JsonSchemaEntry,
@@ -543,13 +546,13 @@ export class TunnelgwProvider {
   }
 
   async #readData(req: Request) {
-    const entry = this.#schema.dataSources[req.type_name ?? ""];
-    if (!entry) throw new Error(`unknown data source ${req.type_name}`);
+    const typeName = req.type_name ?? "";
+    const entry = this.#schema.dataSources[typeName];
+    if (!entry) throw new Error(`unknown data source ${typeName}`);
     const type = blockType(entry.block);
     const config = asObject(decodeDv(req.config)) ?? {};
     const { api, cache } = this.#client();
-    const name = (req.type_name ?? "").replace(/^tunnelgw_/, "");
-    if (name === "endpoints") {
+    if (typeName === "tunnelgw_endpoints") {
       const k = getKind("endpoint");
       const items = await api.listAll<Record<string, unknown>>(k.path, k.listKey as string, { limit: 100 });
       return {
@@ -557,26 +560,53 @@ export class TunnelgwProvider {
         diagnostics: [],
       };
     }
-    const kind = getKind(name);
-    const id = String(config.id ?? "");
-    const path = kind.parent
-      ? `${kind.path.replace(/\{\w+\}/, String(config.edge_id ?? ""))}/${id}`
-      : undefined;
-    const raw = path
-      ? await api.get<Record<string, unknown>>(path).catch((err: unknown) => {
-          if (err instanceof ApiError && err.status === 404) return undefined;
-          throw err;
-        })
-      : await cache.read(kind.kind, id);
-    if (!raw) return { diagnostics: [error(`${kind.title} ${id} not found`, "", attr("id"))] };
+    const kind = dataSourceKind(typeName);
+    const { path, id } = dataObjectPath(kind, config);
+    const raw =
+      path === undefined
+        ? await cache.read(kind.kind, id)
+        : await api.get<Record<string, unknown>>(path).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status === 404) return undefined;
+            throw err;
+          });
+    if (!raw) {
+      const what = kind.module ? `is not set on ${path}` : `${id} not found`;
+      return { diagnostics: [error(`${kind.title} ${what}`, "", attr(kind.module ? "edge_id" : "id"))] };
+    }
+    // The user's part of metadata, as a resource shows it: the ownership marker is tgw's.
+    const field = kind.metadataField;
+    const values = field ? { ...raw, [field]: liveMetadata(raw[field]) } : raw;
     // The decoded config holds every computed attribute as null: only the arguments set override
     // the API's values, else every value the API returns is lost (issue 27, defect 2).
     const args = Object.entries(config).filter(([, v]) => v !== null);
     return {
-      state: dv(type, conform(type, { ...(raw as TfObject), ...Object.fromEntries(args) })),
+      state: dv(type, conform(type, { ...(values as TfObject), ...Object.fromEntries(args), id })),
       diagnostics: [],
     };
   }
+}
+
+/** The kind a data source reads: a managed kind by its resource type's name, else by its own name. */
+function dataSourceKind(typeName: string): KindDescriptor {
+  return (
+    desiredKinds().find((k) => resourceTypeName(k) === typeName) ??
+    getKind(typeName.replace(/^tunnelgw_/, ""))
+  );
+}
+
+/**
+ * Where a data source's object is: a module's or a route's API path (from the arguments), or no path
+ * for a collection object (read by id through the list cache); `id` is what the state shows.
+ */
+function dataObjectPath(kind: KindDescriptor, config: TfObject): { path?: string; id: string } {
+  if (kind.module) {
+    const params = Object.fromEntries(pathParams(kind).map((p) => [p, String(config[p] ?? "")]));
+    const path = fillPath(kind.path, params);
+    return { path, id: path };
+  }
+  const id = String(config.id ?? "");
+  if (!kind.parent) return { id };
+  return { path: `${kind.path.replace(/\{\w+\}/, String(config.edge_id ?? ""))}/${id}`, id };
 }
 
 /** The refusal of a create over a module that is set already. */

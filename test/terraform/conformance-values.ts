@@ -70,6 +70,11 @@ export interface DataCase {
   /** API path of the object (`GET`), or of the list (`list` set) a list data source shows. */
   path: string;
   list?: { attribute: string; listKey: string };
+  /**
+   * Set for a managed kind's data source, which reads this workspace's resource of that type: the
+   * path is known after apply, from the data source's `id` (an object's id, or a module's path).
+   */
+  pathOf?: (id: string) => string;
 }
 
 /** Everything the matrix applies: the types, the referenced resources, the data sources. */
@@ -303,6 +308,14 @@ function dataCase(type: string, entry: JsonSchemaEntry, refs: RefSource): DataCa
     if (!attribute || !kind?.listKey)
       throw new Error(`${type}: a data source without arguments must list a kind`);
     return { type, args: {}, path: kind.path, list: { attribute, listKey: kind.listKey } };
+  }
+  const managed = desiredKinds().find((k) => resourceType(k) === type);
+  if (managed) {
+    // The resource of the same type in this workspace (a managed kind holds no fixtures).
+    const ref = (name: string) => `\${${type}.${MAIN}.${name}}`;
+    const args = Object.fromEntries(required.map((n) => [n, ref(n)]));
+    const pathOf = (id: string) => (managed.module ? id : `${managed.path}/${id}`);
+    return { type, args, path: "", pathOf };
   }
   const kind = getKind(type.slice(PREFIX.length));
   const parentId = kind.parent ? refs.ids(kind.parent)[0] : undefined;
