@@ -136,163 +136,218 @@ export interface ReconcileResult {
  *   `signal.reason` when aborted before apply started.
  */
 export async function reconcile(input: ReconcileInput): Promise<ReconcileResult> {
-  const { desired, api, store, signal } = input;
-  const options = input.options ?? {};
-  const emit = emitter(input.onEvent);
+  const run: Run = { ...input, options: input.options ?? {}, emit: emitter(input.onEvent) };
+  const { options, signal, emit } = run;
   const mode = options.mode ?? "apply";
-  const lockScope = options.lockScope ?? "run";
-  const lock = async (): Promise<Unlock> => {
-    const timeoutMs = options.lockTimeoutMs ?? 0;
-    const holder = options.lockHolder ?? "tgw";
-    try {
-      return await store.lock({ timeoutMs: 0, holder });
-    } catch (err) {
-      if (!(err instanceof LockTimeoutError) || timeoutMs === 0) throw err;
-      emit({ type: "lock_waiting", location: store.location });
-      return store.lock({ timeoutMs, holder, ...(signal ? { signal } : {}) });
-    }
-  };
-
-  const planOnce = async (state: StateSnapshot): Promise<Plan> => {
-    if (options.apiIdentity) {
-      const warnings = checkStateApi(state, options.apiIdentity, {
-        location: store.location,
-        ...(options.allowApiChange ? { allowApiChange: true } : {}),
-      });
-      for (const message of warnings) emit({ type: "warning", message });
-    }
-    const scope = refreshScope(desired, state, options.destroy);
-    emit({ type: "refresh_started", kinds: scope.kinds.length, modules: scope.modules.length });
-    const t0 = performance.now();
-    const live = options.readLive
-      ? await options.readLive(scope, state, signal)
-      : await refresh(api, scope, {
-          ...(signal ? { signal } : {}),
-          concurrency: options.refreshConcurrency ?? 4,
-        });
-    emit({
-      type: "refreshed",
-      objects: live.objects.size,
-      modules: live.modules.size,
-      durationMs: performance.now() - t0,
-    });
-    if (!options.destroy) checkModuleParents(desired.resources, live);
-    const whole = makePlan({
-      desired,
-      live,
-      state,
-      destroy: options.destroy === true,
-      ...(options.replace ? { replace: options.replace } : {}),
-      ...(desired.moved ? { moves: desired.moved } : {}),
-      ...(options.lazyFingerprints && !options.readLive ? { lazyFingerprints: true } : {}),
-    });
-    const plan = selectTargets(whole, {
-      ...(options.target ? { target: options.target } : {}),
-      ...(options.exclude ? { exclude: options.exclude } : {}),
-    });
-    emit({ type: "planned", plan });
-    if (options.saved) checkSavedPlan(options.saved, plan);
-    checkPlanSafety(plan, desired, options);
-    if (plan.foreignLineages) {
-      const message = foreignLineageMessage(plan.stack, plan.foreignLineages);
-      const next = options.takeover
-        ? "; --takeover given: proceeding"
-        : "; with --detailed-exitcode or CI=true this is refused unless --takeover is given";
-      emit({ type: "warning", message: message + next });
-    }
-    return plan;
-  };
-
-  const reportLostTokens = async (
-    plan: Plan,
-    state: StateSnapshot,
-    recovered?: ReadonlyMap<string, string>,
-  ) => {
-    for (const t of await lostTokens(plan, desired, recovered, state.resources))
-      emit({ type: "token_lost", ...t });
-  };
-
-  if (options.replace) checkReplaceAddresses(desired, options.replace);
+  if (options.replace) checkReplaceAddresses(run.desired, options.replace);
   let unlock: Unlock | undefined;
   try {
-    if (mode === "apply" && lockScope === "run") unlock = await lock();
-    for (const address of await recoverTokenFiles(desired)) emit({ type: "token_saved", address });
-    const readState = async () => {
-      const read = await store.read();
-      const { restartLineage } = options;
-      return read.serial === 0 && restartLineage ? { ...read, lineage: restartLineage } : read;
-    };
-    let state = await readState();
-    let plan = await planOnce(state);
-    const apply = () => needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
-    if (mode === "plan" || !apply()) {
-      await reportLostTokens(plan, state);
-      return { plan, applied: false, state };
-    }
+    if (mode === "apply" && (options.lockScope ?? "run") === "run") unlock = await lockState(run);
+    for (const address of await recoverTokenFiles(run.desired)) emit({ type: "token_saved", address });
+    let state = await readState(run);
+    let plan = await planOnce(run, state);
+    if (mode === "plan" || !wantsApply(run, plan, state)) return await withoutApply(run, plan, state);
     signal?.throwIfAborted();
     if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
       throw new NotConfirmedError("apply cancelled: nothing was changed");
     }
     if (!unlock) {
-      unlock = await lock();
-      const now = await readState();
+      // lockScope "apply": planned without the lock; plan again if the state moved meanwhile.
+      unlock = await lockState(run);
+      const now = await readState(run);
       if (now.lineage !== state.lineage || now.serial !== state.serial) {
         state = now;
-        plan = await planOnce(state);
-        if (!apply()) {
-          await reportLostTokens(plan, state);
-          return { plan, applied: false, state };
-        }
+        plan = await planOnce(run, state);
+        if (!wantsApply(run, plan, state)) return await withoutApply(run, plan, state);
       }
     }
     signal?.throwIfAborted();
-    const recorded = options.apiIdentity ? { ...state, api: options.apiIdentity } : state;
-    const journal = new StateJournal(
-      store,
-      recorded,
-      (s) => emit({ type: "state_written", serial: s.serial }),
-      {
-        plan: plan.changes
-          .filter((c) => isChange(c.action))
-          .map((c) => ({ address: c.address, kind: c.kind, action: c.action })),
-        command: options.lockHolder ?? "tgw",
-        ...(options.revision === undefined ? {} : { revision: options.revision }),
-      },
-      // With markers no call waits for its write (./operations.ts `recorded`): results are gathered.
-      { gatherMs: desired.ownership === "marker" ? JOURNAL_GATHER_MS : 0 },
-    );
-    // Record the API even when the plan has nothing else to write (otherwise the first write of the
-    // apply carries it, so serials count as before).
-    if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
-      await journal.update(() => {}, { now: true });
-    const recovered = new Map<string, string>();
-    const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
-    const result = await applyPlan(plan, desired, writer, journal, {
-      parallelism: options.parallelism ?? 4,
-      ...(signal ? { signal } : {}),
-      ...(options.createRetry ? { createRetry: options.createRetry } : {}),
-      ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
-      onEvent: (e) => {
-        if (e.type === "create_recovered") recovered.set(e.address, e.id);
-        emit(e);
-      },
-    });
-    await moveTokenFiles(plan, desired);
-    await reportLostTokens(plan, state, recovered);
-    // Made when read (watch reads it; the CLI does not): a copy of every record.
-    let after: StateSnapshot | undefined;
-    return {
-      plan,
-      applied: true,
-      result,
-      get state() {
-        after ??= journal.snapshot;
-        return after;
-      },
-    };
+    return await applyLocked(run, plan, state);
   } finally {
     await unlock?.();
   }
+}
+
+/** One reconcile's inputs, with its options defaulted to `{}` and its event handler made safe. */
+interface Run extends ReconcileInput {
+  options: ReconcileOptions;
+  emit: EventHandler;
+}
+
+/**
+ * Takes the state lock: tries once, then (with `lockTimeoutMs`) emits `lock_waiting` and waits.
+ * @throws LockTimeoutError (or the store's other errors); `signal.reason` when aborted while waiting.
+ */
+async function lockState({ store, options, signal, emit }: Run): Promise<Unlock> {
+  const timeoutMs = options.lockTimeoutMs ?? 0;
+  const holder = options.lockHolder ?? "tgw";
+  try {
+    return await store.lock({ timeoutMs: 0, holder });
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError) || timeoutMs === 0) throw err;
+    emit({ type: "lock_waiting", location: store.location });
+    return store.lock({ timeoutMs, holder, ...(signal ? { signal } : {}) });
+  }
+}
+
+/** Reads the state; a missing one (serial 0) takes `restartLineage` when given. */
+async function readState({ store, options }: Run): Promise<StateSnapshot> {
+  const read = await store.read();
+  const { restartLineage } = options;
+  return read.serial === 0 && restartLineage ? { ...read, lineage: restartLineage } : read;
+}
+
+/**
+ * Checks the state's API, refreshes, plans, narrows to the targets and runs the safety checks,
+ * emitting `refresh_started`, `refreshed`, `planned` and warnings.
+ * @throws the errors of `checkStateApi`, `refresh`, `checkModuleParents`, `checkSavedPlan` and
+ *   `checkPlanSafety`.
+ */
+async function planOnce(run: Run, state: StateSnapshot): Promise<Plan> {
+  const { desired, store, options, emit } = run;
+  if (options.apiIdentity) {
+    const warnings = checkStateApi(state, options.apiIdentity, {
+      location: store.location,
+      ...(options.allowApiChange ? { allowApiChange: true } : {}),
+    });
+    for (const message of warnings) emit({ type: "warning", message });
+  }
+  const live = await refreshLive(run, state);
+  if (!options.destroy) checkModuleParents(desired.resources, live);
+  const whole = makePlan({
+    desired,
+    live,
+    state,
+    destroy: options.destroy === true,
+    ...(options.replace ? { replace: options.replace } : {}),
+    ...(desired.moved ? { moves: desired.moved } : {}),
+    ...(options.lazyFingerprints && !options.readLive ? { lazyFingerprints: true } : {}),
+  });
+  const plan = selectTargets(whole, {
+    ...(options.target ? { target: options.target } : {}),
+    ...(options.exclude ? { exclude: options.exclude } : {}),
+  });
+  emit({ type: "planned", plan });
+  if (options.saved) checkSavedPlan(options.saved, plan);
+  checkPlanSafety(plan, desired, options);
+  if (plan.foreignLineages) {
+    const message = foreignLineageMessage(plan.stack, plan.foreignLineages);
+    const next = options.takeover
+      ? "; --takeover given: proceeding"
+      : "; with --detailed-exitcode or CI=true this is refused unless --takeover is given";
+    emit({ type: "warning", message: message + next });
+  }
+  return plan;
+}
+
+/**
+ * Reads the live state the plan needs (`options.readLive`, or one `refresh`), between the events
+ * `refresh_started` and `refreshed`.
+ * @throws ApiError / NetworkError from the refresh; `signal.reason` when aborted.
+ */
+async function refreshLive(
+  { desired, api, options, signal, emit }: Run,
+  state: StateSnapshot,
+): Promise<LiveState> {
+  const scope = refreshScope(desired, state, options.destroy);
+  emit({ type: "refresh_started", kinds: scope.kinds.length, modules: scope.modules.length });
+  const t0 = performance.now();
+  const live = options.readLive
+    ? await options.readLive(scope, state, signal)
+    : await refresh(api, scope, {
+        ...(signal ? { signal } : {}),
+        concurrency: options.refreshConcurrency ?? 4,
+      });
+  emit({
+    type: "refreshed",
+    objects: live.objects.size,
+    modules: live.modules.size,
+    durationMs: performance.now() - t0,
+  });
+  return live;
+}
+
+/** True when the plan calls the API, changes the state, or the state has the API to record. */
+function wantsApply({ desired, options }: Run, plan: Plan, state: StateSnapshot): boolean {
+  return needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
+}
+
+/** The result of a run that does not apply, once the tokens the plan loses are reported. */
+async function withoutApply(run: Run, plan: Plan, state: StateSnapshot): Promise<ReconcileResult> {
+  await reportLostTokens(run, plan, state);
+  return { plan, applied: false, state };
+}
+
+/** Emits `token_lost` for each API key token the plan leaves without a file or a delivery. */
+async function reportLostTokens(
+  { desired, emit }: Run,
+  plan: Plan,
+  state: StateSnapshot,
+  recovered?: ReadonlyMap<string, string>,
+): Promise<void> {
+  for (const t of await lostTokens(plan, desired, recovered, state.resources))
+    emit({ type: "token_lost", ...t });
+}
+
+/**
+ * Applies `plan` (the state lock held) through a state journal, then moves token files and reports
+ * lost tokens. The result's `state` is made when read.
+ * @throws ApplyFailedError, the state store's errors.
+ */
+async function applyLocked(run: Run, plan: Plan, state: StateSnapshot): Promise<ReconcileResult> {
+  const { desired, api, store, options, signal, emit } = run;
+  const journal = openJournal(run, plan, state);
+  // Record the API even when the plan has nothing else to write (otherwise the first write of the
+  // apply carries it, so serials count as before).
+  if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
+    await journal.update(() => {}, { now: true });
+  const recovered = new Map<string, string>();
+  const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
+  const result = await applyPlan(plan, desired, writer, journal, {
+    parallelism: options.parallelism ?? 4,
+    ...(signal ? { signal } : {}),
+    ...(options.createRetry ? { createRetry: options.createRetry } : {}),
+    ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
+    onEvent: (e) => {
+      if (e.type === "create_recovered") recovered.set(e.address, e.id);
+      emit(e);
+    },
+  });
+  await moveTokenFiles(plan, desired);
+  await reportLostTokens(run, plan, state, recovered);
+  // Made when read (watch reads it; the CLI does not): a copy of every record.
+  let after: StateSnapshot | undefined;
+  return {
+    plan,
+    applied: true,
+    result,
+    get state() {
+      after ??= journal.snapshot;
+      return after;
+    },
+  };
+}
+
+/**
+ * The journal the apply writes the state through: starting from `state` (with this run's API), it
+ * emits `state_written` and records the plan's changes, the command and the revision in the history.
+ */
+function openJournal({ desired, store, options, emit }: Run, plan: Plan, state: StateSnapshot): StateJournal {
+  const recorded = options.apiIdentity ? { ...state, api: options.apiIdentity } : state;
+  return new StateJournal(
+    store,
+    recorded,
+    (s) => emit({ type: "state_written", serial: s.serial }),
+    {
+      plan: plan.changes
+        .filter((c) => isChange(c.action))
+        .map((c) => ({ address: c.address, kind: c.kind, action: c.action })),
+      command: options.lockHolder ?? "tgw",
+      ...(options.revision === undefined ? {} : { revision: options.revision }),
+    },
+    // With markers no call waits for its write (./operations.ts `recorded`): results are gathered.
+    { gatherMs: desired.ownership === "marker" ? JOURNAL_GATHER_MS : 0 },
+  );
 }
 
 /**
