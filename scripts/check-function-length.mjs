@@ -27,10 +27,8 @@ const KNOWN = new Set([
   "src/engine/plan.ts makePlan",
   "src/state/file-lock.ts acquire",
   "src/state/postgres/lock.ts acquireAdvisoryLock",
-  "src/watch/engine-deps.ts engineDeps",
   "src/watch/health.ts startHealthServer",
   "src/watch/log.ts describe",
-  "src/watch/run.ts createRunner",
 ]);
 
 const files = execFileSync("git", ["ls-files", "src/*.ts"], { encoding: "utf8" })

@@ -15,14 +15,16 @@ import {
   type EngineEvent,
   isChange,
   NotConfirmedError,
+  type ReconcileOptions,
   type ReconcileResult,
   reconcile,
   type SafetyOptions,
 } from "../engine/index.js";
+import type { DesiredState } from "../model/desired.js";
 import { FileStateStore, type StateApi, type StateStore } from "../state/index.js";
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
 import { LiveCache, type LiveReader } from "./live-cache.js";
-import type { WatchDeps } from "./run.js";
+import type { ReconcileRequest, WatchDeps } from "./run.js";
 
 /** Settings of the engine-backed dependencies. */
 export interface EngineDepsOptions {
@@ -52,37 +54,11 @@ export interface EngineDepsOptions {
 
 /** Builds the `WatchDeps` that load with the config layer and reconcile with the engine. */
 export function engineDeps(opts: EngineDepsOptions): WatchDeps {
-  const stores = new Map<string, StateStore>();
-  const storeFor = (stack: string) => {
-    let store = stores.get(stack);
-    if (!store) {
-      store =
-        opts.openStore?.(stack) ??
-        new FileStateStore(opts.statePath, {
-          stack,
-          warn: (message) => opts.emit({ type: "warning", message: `state: ${message}` }),
-        });
-      stores.set(stack, store);
-    }
-    return store;
-  };
+  const storeFor = storeOpener(opts);
   let runs = 0;
   // The version of each stack's state after its last reconcile: a state deleted or replaced behind
   // the watcher is reported once the next reconcile has rebuilt it.
-  const versions = new Map<string, { lineage: string; serial: number; run: number }>();
-  const reportRebuilt = (stack: string, run: number, result: ReconcileResult) => {
-    const before = versions.get(stack);
-    const read = result.plan.basis;
-    versions.set(stack, { lineage: result.state.lineage, serial: result.state.serial, run });
-    const replaced = read.serial > 0 && read.lineage !== before?.lineage;
-    if (!before || (read.serial >= before.serial && !replaced)) return;
-    const recovered = result.plan.changes.filter((c) => c.adopted).length;
-    const found = read.serial === 0 ? "no state" : `serial ${read.serial} of lineage ${read.lineage}`;
-    opts.emit({
-      type: "warning",
-      message: `state ${storeFor(stack).location} was deleted or replaced after reconcile #${before.run} (it was serial ${before.serial} of lineage ${before.lineage}; found ${found}): ${recovered} object${recovered === 1 ? " was" : "s were"} recovered from ${recovered === 1 ? "its ownership marker" : "their ownership markers"}${result.applied ? " and recorded again" : ""}`,
-    });
-  };
+  const versions = new Map<string, StateVersion>();
   // Kept between reconciles: unchanged files are not parsed again, and a file-change reconcile
   // re-reads only the objects the edit touched (docs/watch.md > "What a reconcile re-reads").
   const parsed = new ParseCache();
@@ -123,30 +99,9 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
     async reconcile(desired, request) {
       const run = ++runs;
       lost.clear();
-      // A replace is two calls: its change is applied when both are done.
-      const callsLeft = new Map<string, number>();
-      const drift = new Set<string>();
-      const onEvent = (e: EngineEvent) => {
-        if (e.type === "planned") {
-          for (const c of e.plan.changes) {
-            if (!isChange(c.action)) continue;
-            callsLeft.set(c.address, c.action === "replace" ? 2 : 1);
-            if (c.drift) drift.add(c.address);
-          }
-        } else if (e.type === "warning") {
-          opts.emit({ type: "warning", message: e.message });
-        } else if (e.type === "token_lost") {
-          lost.add(e.address);
-          opts.emit({ type: "warning", message: describeLostToken(e).join(" ") });
-        } else if (e.type === "lock_waiting") {
-          opts.emit({ type: "waiting_for_lock", run, location: e.location });
-        } else if (e.type === "step_done" && e.action !== "no-op") {
-          const left = (callsLeft.get(e.address) ?? 1) - 1;
-          callsLeft.set(e.address, left);
-          if (left === 0) request.onApplied(summary(e.address, e.action, drift), e.durationMs);
-        }
-      };
+      const onEvent = progressHandler(opts.emit, run, request, lost);
       const revision = opts.revision?.();
+      const restartLineage = versions.get(desired.stack)?.lineage;
       const attempt = (readLive: LiveReader, partial: boolean) =>
         reconcile({
           desired,
@@ -154,44 +109,153 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           store: storeFor(desired.stack),
           signal: request.signal,
           onEvent,
-          options: {
-            mode: request.mode,
-            lockScope: "apply",
-            lockTimeoutMs: opts.lockTimeoutMs,
-            lockHolder: "tgw watch",
-            ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
-            ...(revision === undefined ? {} : { revision }),
-            ...(versions.has(desired.stack)
-              ? { restartLineage: versions.get(desired.stack)?.lineage as string }
-              : {}),
-            ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
-            ...(opts.tokenCommand ? { tokenCommand: opts.tokenCommand } : {}),
-            ...opts.safety,
-            readLive,
+          options: watchReconcileOptions(opts, request.mode, revision, restartLineage, readLive, {
             // A plan from a partial read is applied only if it calls no object it did not read again.
             ...(partial ? { approve: async (plan) => kept.checkPlan(plan) } : {}),
-          },
+          }),
         });
-      const partial = request.mode === "apply" && request.partialRead && kept.canReadPartially(desired);
-      let result: ReconcileResult;
-      try {
-        result = await attempt(partial ? kept.partial(desired) : kept.full(), partial).catch((err) => {
-          if (!(partial && err instanceof NotConfirmedError)) throw err;
-          return attempt(kept.full(), false);
-        });
-      } catch (err) {
-        kept.invalidate();
-        throw err;
-      }
-      kept.succeeded(desired, result.plan, result.state);
-      reportRebuilt(desired.stack, run, result);
-      if (request.mode === "plan")
-        return result.plan.changes.filter((c) => isChange(c.action)).map(toSummary);
-      return (result.result?.outcomes ?? [])
-        .filter((o) => o.status === "done")
-        .map((o) => toSummary(o.change));
+      const result = await reconcileThroughCache(kept, desired, request, attempt);
+      const before = versions.get(desired.stack);
+      versions.set(desired.stack, { lineage: result.state.lineage, serial: result.state.serial, run });
+      const rebuilt = rebuiltMessage(before, result, storeFor(desired.stack).location);
+      if (rebuilt) opts.emit({ type: "warning", message: rebuilt });
+      return changeSummaries(request.mode, result);
     },
   };
+}
+
+/** A stack's state as its last reconcile left it, and that reconcile's number. */
+interface StateVersion {
+  lineage: string;
+  serial: number;
+  run: number;
+}
+
+/** Returns the store of a stack, opening it (`openStore`, or a FileStateStore) on first use. */
+function storeOpener(opts: EngineDepsOptions): (stack: string) => StateStore {
+  const stores = new Map<string, StateStore>();
+  return (stack) => {
+    let store = stores.get(stack);
+    if (!store) {
+      store =
+        opts.openStore?.(stack) ??
+        new FileStateStore(opts.statePath, {
+          stack,
+          warn: (message) => opts.emit({ type: "warning", message: `state: ${message}` }),
+        });
+      stores.set(stack, store);
+    }
+    return store;
+  };
+}
+
+/**
+ * The engine's events of reconcile number `run` as watch events: warnings, lost tokens (also added
+ * to `lost`), lock waits, and `request.onApplied` once every call of a change is done.
+ */
+function progressHandler(
+  emit: EventSink,
+  run: number,
+  request: ReconcileRequest,
+  lost: Set<string>,
+): (e: EngineEvent) => void {
+  // A replace is two calls: its change is applied when both are done.
+  const callsLeft = new Map<string, number>();
+  const drift = new Set<string>();
+  return (e) => {
+    if (e.type === "planned") {
+      for (const c of e.plan.changes) {
+        if (!isChange(c.action)) continue;
+        callsLeft.set(c.address, c.action === "replace" ? 2 : 1);
+        if (c.drift) drift.add(c.address);
+      }
+    } else if (e.type === "warning") {
+      emit({ type: "warning", message: e.message });
+    } else if (e.type === "token_lost") {
+      lost.add(e.address);
+      emit({ type: "warning", message: describeLostToken(e).join(" ") });
+    } else if (e.type === "lock_waiting") {
+      emit({ type: "waiting_for_lock", run, location: e.location });
+    } else if (e.type === "step_done" && e.action !== "no-op") {
+      const left = (callsLeft.get(e.address) ?? 1) - 1;
+      callsLeft.set(e.address, left);
+      if (left === 0) request.onApplied(summary(e.address, e.action, drift), e.durationMs);
+    }
+  };
+}
+
+/** The engine's options for a watch reconcile: lock only to apply, plus the watcher's settings. */
+function watchReconcileOptions(
+  opts: EngineDepsOptions,
+  mode: ReconcileRequest["mode"],
+  revision: string | undefined,
+  restartLineage: string | undefined,
+  readLive: LiveReader,
+  approval: Pick<ReconcileOptions, "approve">,
+): ReconcileOptions {
+  return {
+    mode,
+    lockScope: "apply",
+    lockTimeoutMs: opts.lockTimeoutMs,
+    lockHolder: "tgw watch",
+    ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
+    ...(revision === undefined ? {} : { revision }),
+    ...(restartLineage === undefined ? {} : { restartLineage }),
+    ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
+    ...(opts.tokenCommand ? { tokenCommand: opts.tokenCommand } : {}),
+    ...opts.safety,
+    readLive,
+    ...approval,
+  };
+}
+
+/**
+ * Reconciles reading only what the edit touched when the request allows it, and again reading
+ * everything if that plan calls an object not read again (NotConfirmedError); tells `kept` the outcome.
+ * @throws what `attempt` throws (the cache is then invalidated).
+ */
+async function reconcileThroughCache(
+  kept: LiveCache,
+  desired: DesiredState,
+  request: ReconcileRequest,
+  attempt: (readLive: LiveReader, partial: boolean) => Promise<ReconcileResult>,
+): Promise<ReconcileResult> {
+  const partial = request.mode === "apply" && request.partialRead && kept.canReadPartially(desired);
+  let result: ReconcileResult;
+  try {
+    result = await attempt(partial ? kept.partial(desired) : kept.full(), partial).catch((err) => {
+      if (!(partial && err instanceof NotConfirmedError)) throw err;
+      return attempt(kept.full(), false);
+    });
+  } catch (err) {
+    kept.invalidate();
+    throw err;
+  }
+  kept.succeeded(desired, result.plan, result.state);
+  return result;
+}
+
+/**
+ * The warning for a state deleted or replaced since the stack's last reconcile (`before`), now
+ * rebuilt by `result`; undefined when the state only moved forward (or on the first reconcile).
+ */
+function rebuiltMessage(
+  before: StateVersion | undefined,
+  result: ReconcileResult,
+  location: string,
+): string | undefined {
+  const read = result.plan.basis;
+  const replaced = read.serial > 0 && read.lineage !== before?.lineage;
+  if (!before || (read.serial >= before.serial && !replaced)) return undefined;
+  const recovered = result.plan.changes.filter((c) => c.adopted).length;
+  const found = read.serial === 0 ? "no state" : `serial ${read.serial} of lineage ${read.lineage}`;
+  return `state ${location} was deleted or replaced after reconcile #${before.run} (it was serial ${before.serial} of lineage ${before.lineage}; found ${found}): ${recovered} object${recovered === 1 ? " was" : "s were"} recovered from ${recovered === 1 ? "its ownership marker" : "their ownership markers"}${result.applied ? " and recorded again" : ""}`;
+}
+
+/** The changes a reconcile applied (mode `apply`) or found (mode `plan`), no-ops left out. */
+function changeSummaries(mode: ReconcileRequest["mode"], result: ReconcileResult): ChangeSummary[] {
+  if (mode === "plan") return result.plan.changes.filter((c) => isChange(c.action)).map(toSummary);
+  return (result.result?.outcomes ?? []).filter((o) => o.status === "done").map((o) => toSummary(o.change));
 }
 
 function toSummary(c: Change): ChangeSummary {

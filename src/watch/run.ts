@@ -73,14 +73,40 @@ export interface Runner {
 
 /** Builds the runner. Runs are numbered from 1 in the events. */
 export function createRunner(opts: RunOptions): Runner {
-  const { deps, emit } = opts;
+  const load = configLoader(opts);
   let runs = 0;
+  return {
+    async run(trigger, signal) {
+      return reconcileRun(opts, load, { run: ++runs, trigger, started: performance.now() }, signal);
+    },
+
+    async check(trigger) {
+      try {
+        const desired = await load(trigger, undefined, performance.now());
+        if (desired === undefined) return;
+        const retryAt = opts.retryAt?.();
+        opts.emit({ type: "config_queued", trigger, ...(retryAt === undefined ? {} : { retryAt }) });
+      } catch {
+        // Not a configuration problem (unreadable file...): the next attempt reports it.
+      }
+    },
+  };
+}
+
+/**
+ * Loads the desired state; on an invalid configuration emits `config_invalid` (with `run`, when
+ * given) and returns undefined. Tells `onLoaded` the files to follow either way.
+ * @throws what `deps.load` throws when it is not an invalid configuration.
+ */
+type Load = (trigger: Trigger, run: number | undefined, started: number) => Promise<DesiredState | undefined>;
+
+/** The `Load` of the runner, which remembers the last problems (to mark repeats) and files read. */
+function configLoader(opts: RunOptions): Load {
+  const { deps, emit } = opts;
   let lastProblems: string | undefined;
   /** The files the last successful load read. */
   let lastFiles: string[] = [];
-
-  /** Loads; on an invalid configuration reports it and returns undefined. Other errors are thrown. */
-  async function load(trigger: Trigger, run: number | undefined, started: number) {
+  return async (trigger, run, started) => {
     try {
       const desired = await deps.load();
       lastProblems = undefined;
@@ -106,88 +132,106 @@ export function createRunner(opts: RunOptions): Runner {
       });
       return undefined;
     }
-  }
-
-  return {
-    async run(trigger, signal) {
-      const run = ++runs;
-      const mode: ReconcileMode = opts.selfHeal || isConfigChange(trigger) ? "apply" : "plan";
-      const started = performance.now();
-      const applied: ChangeSummary[] = [];
-      // The reconcile's own signal: aborted on stop, and once the reconcile has ended, so reads it
-      // left running after its first failure (other lists of the refresh) stop retrying at once.
-      const own = new AbortController();
-      const onStop = () => own.abort(signal.reason);
-      signal.addEventListener("abort", onStop, { once: true });
-      try {
-        const desired = await load(trigger, run, started);
-        if (desired === undefined) return { kind: "invalid" };
-        signal.throwIfAborted();
-        emit({ type: "reconcile_started", run, trigger, mode });
-        const changes = await deps.reconcile(desired, {
-          mode,
-          partialRead: opts.selfHeal && onlyFiles(trigger),
-          signal: own.signal,
-          onApplied(change, durationMs) {
-            applied.push(change);
-            emit({
-              type: "change_applied",
-              run,
-              change,
-              ...(durationMs === undefined ? {} : { durationMs }),
-            });
-          },
-        });
-        const reads = deps.reads?.();
-        const lostTokens = deps.lostTokens?.() ?? [];
-        emit({
-          type: "reconcile_succeeded",
-          run,
-          trigger,
-          mode,
-          durationMs: elapsed(started),
-          changes,
-          ...(reads === undefined ? {} : { reads }),
-          ...(lostTokens.length > 0 ? { lostTokens } : {}),
-        });
-        return { kind: "ok" };
-      } catch (error) {
-        const durationMs = elapsed(started);
-        if (signal.aborted) {
-          emit({ type: "reconcile_interrupted", run, trigger, mode, durationMs, applied });
-          return { kind: "ok" };
-        }
-        const { code, message, stack } = describeError(error);
-        emit({
-          type: "reconcile_failed",
-          run,
-          trigger,
-          mode,
-          durationMs,
-          code,
-          message,
-          ...(stack === undefined ? {} : { stack }),
-          applied,
-        });
-        // Changes applied before the failure: progress, which the backoff does not count as a failure.
-        return applied.length > 0 ? { kind: "progress", error } : { kind: "failed", error };
-      } finally {
-        signal.removeEventListener("abort", onStop);
-        own.abort(new Error("the reconcile has ended"));
-      }
-    },
-
-    async check(trigger) {
-      try {
-        const desired = await load(trigger, undefined, performance.now());
-        if (desired === undefined) return;
-        const retryAt = opts.retryAt?.();
-        emit({ type: "config_queued", trigger, ...(retryAt === undefined ? {} : { retryAt }) });
-      } catch {
-        // Not a configuration problem (unreadable file...): the next attempt reports it.
-      }
-    },
   };
+}
+
+/** One run's number, trigger and start (a `performance.now()` value). */
+interface RunStart {
+  run: number;
+  trigger: Trigger;
+  started: number;
+}
+
+/**
+ * One run: load, then reconcile in the trigger's mode, emitting `reconcile_started`,
+ * `change_applied` and how it ended. Never throws: a failure is reported and returned.
+ */
+async function reconcileRun(
+  opts: RunOptions,
+  load: Load,
+  start: RunStart,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const { deps, emit } = opts;
+  const { run, trigger, started } = start;
+  const mode: ReconcileMode = opts.selfHeal || isConfigChange(trigger) ? "apply" : "plan";
+  const applied: ChangeSummary[] = [];
+  // The reconcile's own signal: aborted on stop, and once the reconcile has ended, so reads it
+  // left running after its first failure (other lists of the refresh) stop retrying at once.
+  const own = new AbortController();
+  const onStop = () => own.abort(signal.reason);
+  signal.addEventListener("abort", onStop, { once: true });
+  try {
+    const desired = await load(trigger, run, started);
+    if (desired === undefined) return { kind: "invalid" };
+    signal.throwIfAborted();
+    emit({ type: "reconcile_started", run, trigger, mode });
+    const changes = await deps.reconcile(desired, {
+      mode,
+      partialRead: opts.selfHeal && onlyFiles(trigger),
+      signal: own.signal,
+      onApplied(change, durationMs) {
+        applied.push(change);
+        emit({
+          type: "change_applied",
+          run,
+          change,
+          ...(durationMs === undefined ? {} : { durationMs }),
+        });
+      },
+    });
+    const reads = deps.reads?.();
+    const lostTokens = deps.lostTokens?.() ?? [];
+    emit({
+      type: "reconcile_succeeded",
+      run,
+      trigger,
+      mode,
+      durationMs: elapsed(started),
+      changes,
+      ...(reads === undefined ? {} : { reads }),
+      ...(lostTokens.length > 0 ? { lostTokens } : {}),
+    });
+    return { kind: "ok" };
+  } catch (error) {
+    return reportEnded(emit, start, mode, signal.aborted, error, applied);
+  } finally {
+    signal.removeEventListener("abort", onStop);
+    own.abort(new Error("the reconcile has ended"));
+  }
+}
+
+/**
+ * Reports a run that threw: `reconcile_interrupted` when stopped (outcome ok), else `reconcile_failed`
+ * (outcome `progress` when changes were applied before the failure, else `failed`).
+ */
+function reportEnded(
+  emit: EventSink,
+  { run, trigger, started }: RunStart,
+  mode: ReconcileMode,
+  stopped: boolean,
+  error: unknown,
+  applied: ChangeSummary[],
+): RunOutcome {
+  const durationMs = elapsed(started);
+  if (stopped) {
+    emit({ type: "reconcile_interrupted", run, trigger, mode, durationMs, applied });
+    return { kind: "ok" };
+  }
+  const { code, message, stack } = describeError(error);
+  emit({
+    type: "reconcile_failed",
+    run,
+    trigger,
+    mode,
+    durationMs,
+    code,
+    message,
+    ...(stack === undefined ? {} : { stack }),
+    applied,
+  });
+  // Changes applied before the failure: progress, which the backoff does not count as a failure.
+  return applied.length > 0 ? { kind: "progress", error } : { kind: "failed", error };
 }
 
 /**
