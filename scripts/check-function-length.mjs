@@ -20,7 +20,6 @@ const KNOWN = new Set([
   "src/cli/state-history.ts registerStateHistory",
   "src/client/client.ts #send",
   "src/config/interpolate.ts interpolateString",
-  "src/config/load.ts loadConfig",
   "src/config/source.ts parseYamlFull",
   "src/config/yaml-direct.ts blockScalar",
   "src/engine/adopt.ts importResource",

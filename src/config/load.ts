@@ -59,42 +59,11 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const display = (abs: string) => displayPath(cwd, abs);
 
   const { files, configDir } = findConfigFiles(paths, cwd, problems);
-  const dirs = new Map<string, string>();
-  const stacks: Setting<string>[] = [];
-  const ownerships: Setting<OwnershipMode>[] = [];
-  const states: Setting<string>[] = [];
-  const raw: RawEntry[] = [];
-  const movedEntries: MovedEntry[] = [];
-  const texts = new Map<string, string>();
-  for (const abs of files) {
-    const file = display(abs);
-    dirs.set(file, dirname(abs));
-    try {
-      texts.set(file, readFileSync(abs, "utf8"));
-    } catch (err) {
-      problems.add({ file, line: 0, col: 0 }, "", `cannot read: ${(err as Error).message}`);
-    }
-  }
+  const { texts, dirs } = readConfigFiles(files, display, problems);
   await preloadYamlParser([...texts.values()]);
-  for (const [file, text] of texts) {
-    for (const layout of parseLayouts(file, text, problems, opts.parseCache)) {
-      if (layout.stack) stacks.push(layout.stack);
-      if (layout.state) states.push({ value: layout.state.url, pos: layout.state.pos });
-      if (layout.ownership) ownerships.push(layout.ownership);
-      raw.push(...layout.entries);
-      movedEntries.push(...layout.moved);
-    }
-  }
-
-  const stack = settle("stack", stacks, problems) ?? defaultStack(configDir);
-  if (stacks.length === 0 && files.length > 0 && !new RegExp(STACK_PATTERN).test(stack)) {
-    problems.add(
-      { file: display(files[0] as string), line: 0, col: 0 },
-      "stack",
-      "the stack name defaults to the configuration directory's name, which is not a valid stack name: set stack: (letters, digits, _, . or -)",
-    );
-  }
-  const ownership = settle("ownership", ownerships, problems) ?? "marker";
+  const documents = collectLayouts(texts, problems, opts.parseCache);
+  const stack = settleStack(documents.stacks, files, configDir, display, problems);
+  const ownership = settle("ownership", documents.ownerships, problems) ?? "marker";
 
   const ctx: InterpolationContext = {
     env,
@@ -106,62 +75,17 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     filePaths: new Map(),
     problems,
   };
+  const { states } = documents;
   const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
-  const entries: Entry[] = [];
-  const byAddress = new Map<string, Entry>();
-  const optionsByKind = new Map<string, Set<string>>();
-  for (const r of raw) {
-    // One definition per address: a second one is a problem naming the first, which is kept.
-    const earlier = byAddress.get(r.address);
-    if (earlier) {
-      problems.add(r.keyPos, r.address, `is defined twice: also at ${where(earlier.keyPos)}`);
-      continue;
-    }
-    const optionNames =
-      optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
-    optionsByKind.set(r.kind.kind, optionNames);
-    const fieldEntries: MapEntry[] = [];
-    const optionEntries: MapEntry[] = [];
-    for (const e of r.body.entries) (optionNames.has(e.key) ? optionEntries : fieldEntries).push(e);
-    const { fields, index, refs, fromFile, fromEnv } = interpolateFields(
-      fieldEntries,
-      r.keyPos,
-      r.address,
-      ctx,
-    );
-    // Written out rather than spread (`{...r, ...interpolated}`, or a conditional spread): object
-    // spread is a slow copy, once per entry; the properties and their order are the same.
-    const entry = {
-      address: r.address,
-      kind: r.kind,
-      name: r.name,
-      keyPos: r.keyPos,
-      body: r.body,
-    } as Entry & { name: string };
-    if (r.pathParams !== undefined) entry.pathParams = r.pathParams;
-    entry.fields = fields;
-    entry.index = index;
-    entry.refs = refs;
-    entry.fromFile = fromFile;
-    entry.fromEnv = fromEnv;
-    entry.options = readOptions(optionEntries, {
-      kind: r.kind.kind,
-      name: r.name,
-      path: r.address,
-      configDir,
-      dirOf: ctx.dirOf,
-      problems,
-    });
-    entries.push(entry);
-    byAddress.set(entry.address, entry);
-  }
+  const byAddress = readEntries(documents.raw, configDir, ctx);
+  const entries = [...byAddress.values()];
 
   checkSchema(entries, { stack, ownership, problems });
   for (const rule of RULES) rule.check({ entries, byAddress, stack, ownership, problems, display });
-  const moved = checkMoved(movedEntries, new Set(byAddress.keys()), problems);
+  const moved = checkMoved(documents.moved, new Set(byAddress.keys()), problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
-  // Addresses are unique (see the loop above): sorting them as strings, without a comparator called
+  // Addresses are unique (see readEntries): sorting them as strings, without a comparator called
   // from the sort, gives the order `a.address < b.address` gave.
   const byAddressSorted = [...byAddress.keys()].sort();
   const resources = byAddressSorted.map((a) => toDesired(byAddress.get(a) as Entry));
@@ -178,6 +102,142 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
     },
     configFiles: files,
   };
+}
+
+/**
+ * Reads each configuration file as text, keyed by its displayed path, with the directory it is in
+ * (for relative `${file:}` paths). A file that cannot be read is a problem, and is left out.
+ */
+function readConfigFiles(
+  files: readonly string[],
+  display: (abs: string) => string,
+  problems: ProblemList,
+): { texts: Map<string, string>; dirs: Map<string, string> } {
+  const dirs = new Map<string, string>();
+  const texts = new Map<string, string>();
+  for (const abs of files) {
+    const file = display(abs);
+    dirs.set(file, dirname(abs));
+    try {
+      texts.set(file, readFileSync(abs, "utf8"));
+    } catch (err) {
+      problems.add({ file, line: 0, col: 0 }, "", `cannot read: ${(err as Error).message}`);
+    }
+  }
+  return { texts, dirs };
+}
+
+/** What the documents of every file declare, merged in file and document order. */
+interface Documents {
+  stacks: Setting<string>[];
+  ownerships: Setting<OwnershipMode>[];
+  states: Setting<string>[];
+  raw: RawEntry[];
+  moved: MovedEntry[];
+}
+
+/** Parses each text's documents (through `cache` when given) and merges their layouts; YAML problems go to `problems`. */
+function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache?: ParseCache): Documents {
+  const documents: Documents = { stacks: [], ownerships: [], states: [], raw: [], moved: [] };
+  for (const [file, text] of texts) {
+    for (const layout of parseLayouts(file, text, problems, cache)) {
+      if (layout.stack) documents.stacks.push(layout.stack);
+      if (layout.state) documents.states.push({ value: layout.state.url, pos: layout.state.pos });
+      if (layout.ownership) documents.ownerships.push(layout.ownership);
+      documents.raw.push(...layout.entries);
+      documents.moved.push(...layout.moved);
+    }
+  }
+  return documents;
+}
+
+/**
+ * Reads each resource's fields (interpolated) and options, keyed by address in definition order. A
+ * second definition of an address is a problem naming the first, which is kept.
+ */
+function readEntries(
+  raw: readonly RawEntry[],
+  configDir: string,
+  ctx: InterpolationContext,
+): Map<string, Entry> {
+  const byAddress = new Map<string, Entry>();
+  const optionsByKind = new Map<string, Set<string>>();
+  for (const r of raw) {
+    const earlier = byAddress.get(r.address);
+    if (earlier) {
+      ctx.problems.add(r.keyPos, r.address, `is defined twice: also at ${where(earlier.keyPos)}`);
+      continue;
+    }
+    const optionNames =
+      optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
+    optionsByKind.set(r.kind.kind, optionNames);
+    byAddress.set(r.address, readEntry(r, optionNames, configDir, ctx));
+  }
+  return byAddress;
+}
+
+/** One resource's entry: its body split into fields (interpolated) and the kind's options (read). */
+function readEntry(
+  r: RawEntry,
+  optionNames: Set<string>,
+  configDir: string,
+  ctx: InterpolationContext,
+): Entry {
+  const fieldEntries: MapEntry[] = [];
+  const optionEntries: MapEntry[] = [];
+  for (const e of r.body.entries) (optionNames.has(e.key) ? optionEntries : fieldEntries).push(e);
+  const { fields, index, refs, fromFile, fromEnv } = interpolateFields(
+    fieldEntries,
+    r.keyPos,
+    r.address,
+    ctx,
+  );
+  // Written out rather than spread (`{...r, ...interpolated}`, or a conditional spread): object
+  // spread is a slow copy, once per entry; the properties and their order are the same.
+  const entry = {
+    address: r.address,
+    kind: r.kind,
+    name: r.name,
+    keyPos: r.keyPos,
+    body: r.body,
+  } as Entry & { name: string };
+  if (r.pathParams !== undefined) entry.pathParams = r.pathParams;
+  entry.fields = fields;
+  entry.index = index;
+  entry.refs = refs;
+  entry.fromFile = fromFile;
+  entry.fromEnv = fromEnv;
+  entry.options = readOptions(optionEntries, {
+    kind: r.kind.kind,
+    name: r.name,
+    path: r.address,
+    configDir,
+    dirOf: ctx.dirOf,
+    problems: ctx.problems,
+  });
+  return entry;
+}
+
+/**
+ * The stack name: the one `stack:` setting, or the configuration directory's name, which is a problem
+ * (on the first file) when it is not a valid stack name.
+ */
+function settleStack(
+  stacks: Setting<string>[],
+  files: readonly string[],
+  configDir: string,
+  display: (abs: string) => string,
+  problems: ProblemList,
+): string {
+  const stack = settle("stack", stacks, problems) ?? defaultStack(configDir);
+  if (stacks.length === 0 && files.length > 0 && !new RegExp(STACK_PATTERN).test(stack)) {
+    problems.add(
+      { file: display(files[0] as string), line: 0, col: 0 },
+      "stack",
+      "the stack name defaults to the configuration directory's name, which is not a valid stack name: set stack: (letters, digits, _, . or -)",
+    );
+  }
+  return stack;
 }
 
 /** One value for a setting written in several documents; differing values are problems. */
