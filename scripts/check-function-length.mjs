@@ -15,7 +15,6 @@ const MAX_LINES = 80;
  * that has become short enough must leave this list.
  */
 const KNOWN = new Set([
-  "src/cli/apply-run.ts runApply",
   "src/cli/commands/serve.ts registerServe",
   "src/cli/state-history.ts registerStateHistory",
   "src/client/client.ts #send",

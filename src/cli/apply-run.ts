@@ -4,6 +4,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import type { Colors } from "picocolors/types.js";
 import { parseDuration } from "../duration.js";
 import {
   ApplyFailedError,
@@ -12,10 +13,12 @@ import {
   type IssuedToken,
   NotConfirmedError,
   type Plan,
+  type ReconcileOptions,
   type ReconcileResult,
   reconcile,
 } from "../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../errors.js";
+import type { StateApi } from "../state/index.js";
 import {
   type PlanningFlags,
   parsePositiveCount,
@@ -28,7 +31,7 @@ import {
   withTargets,
 } from "./options.js";
 import { color, colorErr, jsonDocumentWritten, LineOutput, warn } from "./output.js";
-import { readPlanFile } from "./plan-file.js";
+import { type PlanFile, readPlanFile } from "./plan-file.js";
 import { partialWarning, writePlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
 import { applySummary, lostTokenWarning, progressLine, runnerTokenWarning } from "./render/progress.js";
@@ -119,49 +122,11 @@ export async function runApply(
   const out = new LineOutput(opts.json ? process.stderr : process.stdout);
   const c = opts.json ? colorErr : color;
   const target = await openTarget({ configDir: ws.configDir });
+  const run: ApplyRun = { opts, saved, destroy, out, c, started: false, lost: new Map() };
 
   const controller = new AbortController();
-  let started = false;
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
-    out.flush();
-    process.stderr.write(
-      colorErr.yellow(
-        started
-          ? "\nInterrupted: letting the calls in flight finish; nothing new starts. Ctrl-C again to exit at once.\n"
-          : "\nInterrupted.\n",
-      ),
-    );
-    controller.abort(new InterruptedError());
-  };
+  const onSigint = interruptHandler(run, controller);
   process.on("SIGINT", onSigint);
-
-  let planned: Plan | undefined;
-  const lost = new Map<string, { address: string; id: string; file: string }>();
-  const onEvent = (e: EngineEvent) => {
-    if (e.type === "token_lost") lost.set(e.address, e);
-    if (e.type === "planned") {
-      planned = e.plan;
-      if (!opts.json && !saved) writePlan(e.plan, c, (chunk) => out.write(chunk));
-    } else if (e.type === "step_started") started = true;
-    else if (e.type === "warning") warn(e.message);
-    const line = progressLine(e, c);
-    if (line) out.write(`${line}\n`);
-  };
-  const approve =
-    saved || opts.autoApprove
-      ? undefined
-      : async () => {
-          out.write("\n");
-          out.flush();
-          return confirm(
-            destroy
-              ? `Do you really want to destroy every object of stack "${ws.desired.stack}"? This cannot be undone.`
-              : "Do you want to perform these actions?",
-          );
-        };
-
-  const replace = saved ? saved.replace : opts.replace;
   let result: ReconcileResult | undefined;
   try {
     result = await reconcile({
@@ -169,42 +134,132 @@ export async function runApply(
       api: target.api,
       store: ws.store,
       signal: controller.signal,
-      onEvent,
-      options: {
-        mode: "apply",
-        destroy,
-        ...(saved ? saved.safety : safetyOptions(opts)),
-        ...takeoverOptions(opts),
-        ...(destroy ? { allowEmpty: true } : {}),
-        ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
-        lockTimeoutMs,
-        lockHolder: holder(destroy ? "destroy" : "apply"),
-        lockScope: "run",
-        // Read only by --json and a saved plan's check: not worth computing for every apply.
-        lazyFingerprints: true,
-        ...(approve ? { approve } : {}),
-        ...(saved ? { saved: saved.check } : {}),
-        apiIdentity: target.identity,
-        ...(replace ? { replace } : {}),
-        ...targetOptions(saved ?? opts),
-        ...(opts.allowApiChange ? { allowApiChange: true } : {}),
-        ...tokenCommandOption(),
-      },
+      onEvent: progressHandler(run),
+      options: applyOptions(run, lockTimeoutMs, target.identity, approver(run, ws.desired.stack)),
     });
   } catch (err) {
-    out.flush();
-    if (opts.json) {
-      const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
-      process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
-      jsonDocumentWritten();
-    } else if (err instanceof ApplyFailedError) out.write("\n");
+    reportFailure(run, err);
     throw err;
   } finally {
     process.off("SIGINT", onSigint);
     out.flush();
     await target.close();
   }
+  reportApplied(run, result);
+}
 
+/** One apply's settings and output, and what its events told so far. */
+interface ApplyRun {
+  opts: ApplyFlags;
+  saved: PlanFile | undefined;
+  destroy: boolean;
+  /** Progress lines (stderr with --json, else stdout), and their colours. */
+  out: LineOutput;
+  c: Colors;
+  /** Set once the first API call started (a Ctrl-C then lets the calls in flight finish). */
+  started: boolean;
+  /** The plan, once made. */
+  planned?: Plan;
+  /** The tokens reported lost, by address. */
+  lost: Map<string, { address: string; id: string; file: string }>;
+}
+
+/**
+ * The SIGINT handler: the first Ctrl-C aborts `controller` with InterruptedError (nothing new starts),
+ * the second exits at once (code 130).
+ */
+function interruptHandler(run: ApplyRun, controller: AbortController): () => void {
+  return () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    run.out.flush();
+    process.stderr.write(
+      colorErr.yellow(
+        run.started
+          ? "\nInterrupted: letting the calls in flight finish; nothing new starts. Ctrl-C again to exit at once.\n"
+          : "\nInterrupted.\n",
+      ),
+    );
+    controller.abort(new InterruptedError());
+  };
+}
+
+/**
+ * The engine's events as output: the plan (unless --json or a saved plan), warnings and progress
+ * lines; records the plan, lost tokens and the first call's start in `run`.
+ */
+function progressHandler(run: ApplyRun): (e: EngineEvent) => void {
+  const { opts, saved, out, c } = run;
+  return (e) => {
+    if (e.type === "token_lost") run.lost.set(e.address, e);
+    if (e.type === "planned") {
+      run.planned = e.plan;
+      if (!opts.json && !saved) writePlan(e.plan, c, (chunk) => out.write(chunk));
+    } else if (e.type === "step_started") run.started = true;
+    else if (e.type === "warning") warn(e.message);
+    const line = progressLine(e, c);
+    if (line) out.write(`${line}\n`);
+  };
+}
+
+/** The confirmation prompt, or undefined when none is asked (a saved plan, --auto-approve). */
+function approver(
+  { opts, saved, destroy, out }: ApplyRun,
+  stack: string,
+): (() => Promise<boolean>) | undefined {
+  if (saved || opts.autoApprove) return undefined;
+  return async () => {
+    out.write("\n");
+    out.flush();
+    return confirm(
+      destroy
+        ? `Do you really want to destroy every object of stack "${stack}"? This cannot be undone.`
+        : "Do you want to perform these actions?",
+    );
+  };
+}
+
+/** The reconcile's options: the flags, or the saved plan's settings where it has them. */
+function applyOptions(
+  { opts, saved, destroy }: ApplyRun,
+  lockTimeoutMs: number,
+  apiIdentity: StateApi,
+  approve: (() => Promise<boolean>) | undefined,
+): ReconcileOptions {
+  const replace = saved ? saved.replace : opts.replace;
+  return {
+    mode: "apply",
+    destroy,
+    ...(saved ? saved.safety : safetyOptions(opts)),
+    ...takeoverOptions(opts),
+    ...(destroy ? { allowEmpty: true } : {}),
+    ...(opts.parallelism !== undefined ? { parallelism: opts.parallelism } : {}),
+    lockTimeoutMs,
+    lockHolder: holder(destroy ? "destroy" : "apply"),
+    lockScope: "run",
+    // Read only by --json and a saved plan's check: not worth computing for every apply.
+    lazyFingerprints: true,
+    ...(approve ? { approve } : {}),
+    ...(saved ? { saved: saved.check } : {}),
+    apiIdentity,
+    ...(replace ? { replace } : {}),
+    ...targetOptions(saved ?? opts),
+    ...(opts.allowApiChange ? { allowApiChange: true } : {}),
+    ...tokenCommandOption(),
+  };
+}
+
+/** Output for a run that threw: with --json the document of the plan, outcomes so far and error. */
+function reportFailure({ opts, out, planned }: ApplyRun, err: unknown): void {
+  out.flush();
+  if (opts.json) {
+    const outcomes = err instanceof ApplyFailedError ? err.outcomes : [];
+    process.stdout.write(`${JSON.stringify(jsonResult(planned, outcomes, undefined, err), null, 2)}\n`);
+    jsonDocumentWritten();
+  } else if (err instanceof ApplyFailedError) out.write("\n");
+}
+
+/** Output for a run that ended: the summary (or the --json document), then lost-token warnings. */
+function reportApplied({ opts, saved, destroy, out, c, lost }: ApplyRun, result: ReconcileResult): void {
   // Loud, at the very end; the exit code stays 0 (docs/plan.md > Lost tokens).
   const lostWarning =
     lostTokenWarning([...lost.values()], opts.json ? colorErr : c) +
