@@ -16,7 +16,6 @@ const MAX_LINES = 80;
  */
 const KNOWN = new Set([
   "src/cli/commands/serve.ts registerServe",
-  "src/cli/state-history.ts registerStateHistory",
   "src/client/client.ts #send",
   "src/config/interpolate.ts interpolateString",
   "src/config/source.ts parseYamlFull",
