@@ -113,9 +113,14 @@ export function parseYaml(file: string, text: string, problems: ProblemList): No
 
 /** parseYaml with the `yaml` package only (exported for the test that compares both paths). */
 export function parseYamlFull(file: string, text: string, problems: ProblemList): Node[] {
-  const { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } = yaml();
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, merge: true, uniqueKeys: false, prettyErrors: false });
+  const lib = yaml();
+  const lineCounter = new lib.LineCounter();
+  const docs = lib.parseAllDocuments(text, {
+    lineCounter,
+    merge: true,
+    uniqueKeys: false,
+    prettyErrors: false,
+  });
   const at = (offset: number | undefined): Position => {
     const { line, col } = lineCounter.linePos(offset ?? 0);
     return { file, line, col };
@@ -135,91 +140,121 @@ export function parseYamlFull(file: string, text: string, problems: ProblemList)
     return [];
   }
 
-  let count = 0;
+  const converter: Converter = { lib, at, problems, count: 0 };
   const roots: Node[] = [];
   for (const doc of docs) {
     if (doc.contents === null) continue;
-    const convert = (node: unknown, path: string, depth: number, fallback: Position): Node => {
-      if (++count > MAX_NODES || depth > MAX_DEPTH) {
-        throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path);
-      }
-      if (isAlias(node)) {
-        const target = node.resolve(doc as Document);
-        return convert(target, path, depth + 1, at(node.range?.[0]));
-      }
-      if (isScalar(node)) return { type: "scalar", value: scalarValue(node.value), pos: at(node.range?.[0]) };
-      if (isSeq(node)) {
-        return {
-          type: "seq",
-          pos: at(node.range?.[0]),
-          items: node.items.map((item, i) =>
-            convert(item, itemPath(path, i), depth + 1, at(node.range?.[0])),
-          ),
-        };
-      }
-      if (isMap(node)) {
-        const pos = at(node.range?.[0]);
-        const entries: MapEntry[] = [];
-        const merged: MapEntry[] = [];
-        const firstAt = new Map<string, Position>();
-        for (const pair of node.items) {
-          if (!isPair(pair)) continue;
-          const keyNode = pair.key;
-          const keyPos = isNode(keyNode) ? at(keyNode.range?.[0]) : pos;
-          if (isScalar(keyNode) && typeof keyNode.value === "symbol") {
-            // `<<: *anchor` or `<<: [*a, *b]`: entries of the referenced mappings, explicit keys win.
-            const source = convert(pair.value, path, depth + 1, keyPos);
-            const sources = source.type === "seq" ? source.items : [source];
-            for (const s of sources) {
-              if (s.type !== "map") {
-                problems.add(s.pos, path, "a merge key (<<) takes a mapping or a list of mappings");
-                continue;
-              }
-              merged.push(...s.entries);
-            }
-            continue;
-          }
-          if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === "object") {
-            problems.add(keyPos, path, "a mapping key must be a plain string");
-            continue;
-          }
-          const key = String(keyNode.value);
-          const first = firstAt.get(key);
-          if (first) {
-            problems.add(
-              keyPos,
-              childPath(path, key),
-              `is given twice in this mapping (first at line ${first.line}, column ${first.col})`,
-            );
-            continue;
-          }
-          firstAt.set(key, keyPos);
-          const valuePos = isNode(pair.value) ? at(pair.value.range?.[0]) : keyPos;
-          const value: Node =
-            pair.value === null || pair.value === undefined
-              ? { type: "scalar", value: null, pos: keyPos }
-              : convert(pair.value, childPath(path, key), depth + 1, valuePos);
-          entries.push({ key, keyPos, value });
-        }
-        for (const m of merged) {
-          if (!firstAt.has(m.key)) {
-            firstAt.set(m.key, m.keyPos);
-            entries.push(m);
-          }
-        }
-        return { type: "map", entries, pos };
-      }
-      // Only reachable through aliases to nothing; treat as null.
-      return { type: "scalar", value: null, pos: fallback };
-    };
     try {
-      roots.push(convert(doc.contents, "", 0, at(0)));
+      roots.push(convertNode(converter, doc as Document, doc.contents, "", 0, at(0)));
     } catch (err) {
       if (!(err instanceof TooDeep)) throw err;
       problems.add(err.pos, err.path, "the document nests too deeply or expands too many aliases");
     }
   }
   return roots;
+}
+
+/** What converting the `yaml` package's nodes of one file needs; `count` counts nodes over all its documents. */
+interface Converter {
+  lib: typeof YamlLib;
+  at: (offset: number | undefined) => Position;
+  problems: ProblemList;
+  count: number;
+}
+
+/**
+ * One node of the `yaml` package (of `doc`) as ours, aliases expanded; `fallback` positions a node
+ * without a range.
+ * @throws TooDeep past MAX_NODES nodes in the file or MAX_DEPTH levels.
+ */
+function convertNode(
+  cv: Converter,
+  doc: Document,
+  node: unknown,
+  path: string,
+  depth: number,
+  fallback: Position,
+): Node {
+  const { lib, at } = cv;
+  if (++cv.count > MAX_NODES || depth > MAX_DEPTH) {
+    throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path);
+  }
+  if (lib.isAlias(node)) {
+    const target = node.resolve(doc);
+    return convertNode(cv, doc, target, path, depth + 1, at(node.range?.[0]));
+  }
+  if (lib.isScalar(node)) return { type: "scalar", value: scalarValue(node.value), pos: at(node.range?.[0]) };
+  if (lib.isSeq(node)) {
+    return {
+      type: "seq",
+      pos: at(node.range?.[0]),
+      items: node.items.map((item, i) =>
+        convertNode(cv, doc, item, itemPath(path, i), depth + 1, at(node.range?.[0])),
+      ),
+    };
+  }
+  if (lib.isMap(node)) return convertMap(cv, doc, node, path, depth);
+  // Only reachable through aliases to nothing; treat as null.
+  return { type: "scalar", value: null, pos: fallback };
+}
+
+/**
+ * A mapping as ours: merge keys (`<<`) expanded with explicit keys winning; a key that is not a plain
+ * string, a repeated key and a merge of a non-mapping are problems, and left out.
+ * @throws TooDeep (see convertNode).
+ */
+function convertMap(cv: Converter, doc: Document, node: YamlLib.YAMLMap, path: string, depth: number): Node {
+  const { lib, at, problems } = cv;
+  const pos = at(node.range?.[0]);
+  const entries: MapEntry[] = [];
+  const merged: MapEntry[] = [];
+  const firstAt = new Map<string, Position>();
+  for (const pair of node.items) {
+    if (!lib.isPair(pair)) continue;
+    const keyNode = pair.key;
+    const keyPos = isNode(keyNode) ? at(keyNode.range?.[0]) : pos;
+    if (lib.isScalar(keyNode) && typeof keyNode.value === "symbol") {
+      // `<<: *anchor` or `<<: [*a, *b]`: entries of the referenced mappings, explicit keys win.
+      const source = convertNode(cv, doc, pair.value, path, depth + 1, keyPos);
+      const sources = source.type === "seq" ? source.items : [source];
+      for (const s of sources) {
+        if (s.type !== "map") {
+          problems.add(s.pos, path, "a merge key (<<) takes a mapping or a list of mappings");
+          continue;
+        }
+        merged.push(...s.entries);
+      }
+      continue;
+    }
+    if (!lib.isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === "object") {
+      problems.add(keyPos, path, "a mapping key must be a plain string");
+      continue;
+    }
+    const key = String(keyNode.value);
+    const first = firstAt.get(key);
+    if (first) {
+      problems.add(
+        keyPos,
+        childPath(path, key),
+        `is given twice in this mapping (first at line ${first.line}, column ${first.col})`,
+      );
+      continue;
+    }
+    firstAt.set(key, keyPos);
+    const valuePos = isNode(pair.value) ? at(pair.value.range?.[0]) : keyPos;
+    const value: Node =
+      pair.value === null || pair.value === undefined
+        ? { type: "scalar", value: null, pos: keyPos }
+        : convertNode(cv, doc, pair.value, childPath(path, key), depth + 1, valuePos);
+    entries.push({ key, keyPos, value });
+  }
+  for (const m of merged) {
+    if (!firstAt.has(m.key)) {
+      firstAt.set(m.key, m.keyPos);
+      entries.push(m);
+    }
+  }
+  return { type: "map", entries, pos };
 }
 
 class TooDeep extends Error {
