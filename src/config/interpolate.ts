@@ -253,51 +253,18 @@ export function interpolateString(
         ctx.problems.add(pos, path, "a ${ref:...} must be the whole value, not part of a string");
         return { value: "" };
       }
-      if (!/^[^.\s]+\.[^.\s]+$/.test(arg)) {
-        ctx.problems.add(
-          pos,
-          path,
-          "a reference is written ${ref:COLLECTION.NAME}, e.g. ${ref:tunnel_group_backends.web}",
-        );
-        return { value: "" };
-      }
-      return { value: { $ref: arg } };
+      return { value: refValue(arg, pos, path, ctx) };
     }
     if (fn === "env" && colon >= 0) {
-      if (!ENV_NAME.test(arg)) {
-        ctx.problems.add(pos, path, "${env:NAME} needs a variable name of letters, digits and _");
-        parts.push("");
-        continue;
-      }
-      const refused = envRefusal(arg, ctx.env);
-      if (refused !== undefined) {
-        ctx.problems.add(pos, path, refused);
-        parts.push("");
-        continue;
-      }
-      const value = ctx.env[arg];
-      if (value === undefined) {
-        ctx.problems.add(pos, path, `environment variable ${arg} is not set`);
-        parts.push("");
-        continue;
-      }
-      parts.push(value);
-      env = true;
+      const value = envValue(arg, pos, path, ctx);
+      parts.push(value ?? "");
+      if (value !== undefined) env = true;
       continue;
     }
     if (fn === "file" && colon >= 0) {
-      if (arg.trim() === "") {
-        ctx.problems.add(pos, path, "${file:PATH} needs a path");
-        continue;
-      }
-      const { abs, shown } = filePath(arg, pos, ctx);
-      ctx.filesRead.add(abs);
-      const read = readText(abs, ctx);
-      if ("error" in read) {
-        ctx.problems.add(pos, path, `cannot read \${file:${arg}}: ${read.error} (${shown})`);
-        continue;
-      }
-      file = shown;
+      const read = fileValue(arg, pos, path, ctx);
+      if (read === undefined) continue;
+      file = read.shown;
       parts.push(read.text);
       continue;
     }
@@ -309,6 +276,62 @@ export function interpolateString(
   if (file !== undefined) result.file = file;
   if (env) result.env = env;
   return result;
+}
+
+/** The `${ref:COLLECTION.NAME}` of `arg`; a malformed one is a problem, and "". */
+function refValue(arg: string, pos: Position, path: string, ctx: InterpolationContext): string | RefValue {
+  if (!/^[^.\s]+\.[^.\s]+$/.test(arg)) {
+    ctx.problems.add(
+      pos,
+      path,
+      "a reference is written ${ref:COLLECTION.NAME}, e.g. ${ref:tunnel_group_backends.web}",
+    );
+    return "";
+  }
+  return { $ref: arg };
+}
+
+/**
+ * The value of `${env:arg}`; undefined, with a problem, for a bad name, a variable refused (see
+ * envRefusal) or one not set.
+ */
+function envValue(arg: string, pos: Position, path: string, ctx: InterpolationContext): string | undefined {
+  if (!ENV_NAME.test(arg)) {
+    ctx.problems.add(pos, path, "${env:NAME} needs a variable name of letters, digits and _");
+    return undefined;
+  }
+  const refused = envRefusal(arg, ctx.env);
+  if (refused !== undefined) {
+    ctx.problems.add(pos, path, refused);
+    return undefined;
+  }
+  const value = ctx.env[arg];
+  if (value === undefined) ctx.problems.add(pos, path, `environment variable ${arg} is not set`);
+  return value;
+}
+
+/**
+ * The text of `${file:arg}` and how its path is shown, the file recorded in `ctx.filesRead`;
+ * undefined, with a problem, for an empty path or a file that cannot be read.
+ */
+function fileValue(
+  arg: string,
+  pos: Position,
+  path: string,
+  ctx: InterpolationContext,
+): { text: string; shown: string } | undefined {
+  if (arg.trim() === "") {
+    ctx.problems.add(pos, path, "${file:PATH} needs a path");
+    return undefined;
+  }
+  const { abs, shown } = filePath(arg, pos, ctx);
+  ctx.filesRead.add(abs);
+  const read = readText(abs, ctx);
+  if ("error" in read) {
+    ctx.problems.add(pos, path, `cannot read \${file:${arg}}: ${read.error} (${shown})`);
+    return undefined;
+  }
+  return { text: read.text, shown };
 }
 
 /** The absolute path of a `${file:}` argument written at `pos`, and how it is shown. */
