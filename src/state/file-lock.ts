@@ -95,114 +95,160 @@ export class FileLock {
    * @throws LockTimeoutError naming the holder when the wait runs out; StateIoError on a system error;
    *   `signal.reason` when aborted.
    */
-  async acquire(opts: {
-    timeoutMs: number;
-    holder: string;
-    signal?: AbortSignal;
-    onLost?: (err: Error) => void;
-  }): Promise<Unlock> {
-    const { location, staleMs, warn } = this.#opts;
+  async acquire(opts: AcquireOptions): Promise<Unlock> {
+    const { location } = this.#opts;
     try {
       await mkdir(dirname(this.#file), { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new StateIoError(location, "lock", err);
     }
     const deadline = Date.now() + Math.max(0, opts.timeoutMs);
-    let delay = FIRST_POLL_MS;
-    let declaredGone: string | undefined;
-    let lost = false;
-
+    const attempt: Attempt = { delay: FIRST_POLL_MS, lost: false };
     for (;;) {
       opts.signal?.throwIfAborted();
       const before = await statOrUndefined(this.lockPath);
-      let release: () => Promise<void>;
-      try {
-        release = await properLock(this.#file, {
-          realpath: false,
-          lockfilePath: this.lockPath,
-          stale: staleMs,
-          retries: 0,
-          onCompromised: (err) => {
-            lost = true;
-            heldHere.delete(this.lockPath);
-            infoFiles.delete(this.lockPath);
-            warn(
-              `lost the lock of state ${location}: another process took it over as stale (${err.message})`,
-            );
-            opts.onLost?.(err);
-          },
-        });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw new StateIoError(location, "lock", err);
-        const info = await readLockInfo(this.infoPath);
-        const current = await statOrUndefined(this.lockPath);
-        if (
-          info !== undefined &&
-          current !== undefined &&
-          declaredGone !== info.lockId &&
-          holderIsGone(info, current, heldHere.has(this.lockPath))
-        ) {
-          // Age the directory so proper-lockfile's own stale handling removes and retakes it.
-          declaredGone = info.lockId;
-          await utimes(this.lockPath, 0, 0).catch(() => {});
-          continue;
-        }
-        const now = Date.now();
-        if (now >= deadline) {
-          const holder = current ? await this.#describeHolder(info, current) : info;
-          throw new LockTimeoutError(location, holder, Math.max(0, opts.timeoutMs));
-        }
-        await sleep(
-          Math.min(delay, deadline - now),
-          undefined,
-          opts.signal ? { signal: opts.signal } : {},
-        ).catch((err: unknown) => {
-          throw opts.signal?.aborted ? opts.signal.reason : err;
-        });
-        delay = Math.min(delay * 2, MAX_POLL_MS);
+      const release = await this.#tryLock(opts, attempt);
+      if (release === undefined) {
+        await this.#waitForHolder(opts, attempt, deadline);
         continue;
       }
-
-      heldHere.add(this.lockPath);
-      try {
-        const left = await readLockInfo(this.infoPath);
-        if (left !== undefined) {
-          const why =
-            declaredGone === left.lockId
-              ? "its process is no longer running"
-              : before !== undefined && lockIdOf(before) === left.lockId
-                ? `it had not refreshed the lock for over ${staleMs / 1000}s (crashed, hung or suspended)`
-                : "it ended without releasing it";
-          warn(`took over the lock of state ${location} from ${describeHolder(left)}: ${why}`);
-        }
-        await writeLockInfo(this.infoPath, opts.holder, await stat(this.lockPath));
-        infoFiles.set(this.lockPath, this.infoPath);
-        onExitRemoveInfo();
-      } catch (err) {
-        heldHere.delete(this.lockPath);
-        await release().catch(() => {});
-        throw new StateIoError(location, "lock", err);
-      }
-
-      let done: Promise<void> | undefined;
-      return () => {
-        done ??= (async () => {
-          heldHere.delete(this.lockPath);
-          infoFiles.delete(this.lockPath);
-          // After a takeover the description is the new holder's: leave it.
-          if (!lost) await rm(this.infoPath, { force: true });
-          try {
-            await release();
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code;
-            if (code !== "ERELEASED" && code !== "ENOTACQUIRED")
-              throw new StateIoError(location, "unlock", err);
-          }
-        })();
-        return done;
-      };
+      await this.#describeTaken(opts.holder, release, before, attempt.declaredGone);
+      return this.#unlockOnce(release, attempt);
     }
   }
+
+  /**
+   * One try at the lock directory (proper-lockfile, no retries): its release, or undefined when it is
+   * held. A takeover while held later sets `attempt.lost`, warns and calls `onLost`.
+   * @throws StateIoError on a system error.
+   */
+  async #tryLock(opts: AcquireOptions, attempt: Attempt): Promise<(() => Promise<void>) | undefined> {
+    const { location, staleMs, warn } = this.#opts;
+    try {
+      return await properLock(this.#file, {
+        realpath: false,
+        lockfilePath: this.lockPath,
+        stale: staleMs,
+        retries: 0,
+        onCompromised: (err) => {
+          attempt.lost = true;
+          heldHere.delete(this.lockPath);
+          infoFiles.delete(this.lockPath);
+          warn(`lost the lock of state ${location}: another process took it over as stale (${err.message})`);
+          opts.onLost?.(err);
+        },
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw new StateIoError(location, "lock", err);
+      return undefined;
+    }
+  }
+
+  /**
+   * After a try found the lock held: ages the directory of a holder that is gone (once per holder, so
+   * proper-lockfile takes it over as stale), else sleeps the next poll delay.
+   * @throws LockTimeoutError naming the holder once `deadline` has passed; `signal.reason` when aborted.
+   */
+  async #waitForHolder(opts: AcquireOptions, attempt: Attempt, deadline: number): Promise<void> {
+    const info = await readLockInfo(this.infoPath);
+    const current = await statOrUndefined(this.lockPath);
+    if (
+      info !== undefined &&
+      current !== undefined &&
+      attempt.declaredGone !== info.lockId &&
+      holderIsGone(info, current, heldHere.has(this.lockPath))
+    ) {
+      // Age the directory so proper-lockfile's own stale handling removes and retakes it.
+      attempt.declaredGone = info.lockId;
+      await utimes(this.lockPath, 0, 0).catch(() => {});
+      return;
+    }
+    const now = Date.now();
+    if (now >= deadline) {
+      const holder = current ? await this.#describeHolder(info, current) : info;
+      throw new LockTimeoutError(this.#opts.location, holder, Math.max(0, opts.timeoutMs));
+    }
+    await sleep(
+      Math.min(attempt.delay, deadline - now),
+      undefined,
+      opts.signal ? { signal: opts.signal } : {},
+    ).catch((err: unknown) => {
+      throw opts.signal?.aborted ? opts.signal.reason : err;
+    });
+    attempt.delay = Math.min(attempt.delay * 2, MAX_POLL_MS);
+  }
+
+  /**
+   * Once the lock is taken: warns when it was taken over from a holder whose description was left
+   * (why: gone, stale, or ended without releasing), and writes this holder's description.
+   * @throws StateIoError (the lock released) when the description cannot be written.
+   */
+  async #describeTaken(
+    holder: string,
+    release: () => Promise<void>,
+    before: Stats | undefined,
+    declaredGone: string | undefined,
+  ): Promise<void> {
+    const { location, staleMs, warn } = this.#opts;
+    heldHere.add(this.lockPath);
+    try {
+      const left = await readLockInfo(this.infoPath);
+      if (left !== undefined) {
+        const why =
+          declaredGone === left.lockId
+            ? "its process is no longer running"
+            : before !== undefined && lockIdOf(before) === left.lockId
+              ? `it had not refreshed the lock for over ${staleMs / 1000}s (crashed, hung or suspended)`
+              : "it ended without releasing it";
+        warn(`took over the lock of state ${location} from ${describeHolder(left)}: ${why}`);
+      }
+      await writeLockInfo(this.infoPath, holder, await stat(this.lockPath));
+      infoFiles.set(this.lockPath, this.infoPath);
+      onExitRemoveInfo();
+    } catch (err) {
+      heldHere.delete(this.lockPath);
+      await release().catch(() => {});
+      throw new StateIoError(location, "lock", err);
+    }
+  }
+
+  /** The `Unlock` of a taken lock: removes the description (unless taken over) and releases, once. */
+  #unlockOnce(release: () => Promise<void>, attempt: Attempt): Unlock {
+    let done: Promise<void> | undefined;
+    return () => {
+      done ??= (async () => {
+        heldHere.delete(this.lockPath);
+        infoFiles.delete(this.lockPath);
+        // After a takeover the description is the new holder's: leave it.
+        if (!attempt.lost) await rm(this.infoPath, { force: true });
+        try {
+          await release();
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== "ERELEASED" && code !== "ENOTACQUIRED")
+            throw new StateIoError(this.#opts.location, "unlock", err);
+        }
+      })();
+      return done;
+    };
+  }
+}
+
+/** Options of `FileLock.acquire`. */
+interface AcquireOptions {
+  timeoutMs: number;
+  holder: string;
+  signal?: AbortSignal;
+  onLost?: (err: Error) => void;
+}
+
+/** What one `acquire` carries from try to try: the poll delay, the holder declared gone, a takeover. */
+interface Attempt {
+  delay: number;
+  /** The lock id of a holder found gone, whose directory was aged (not twice for one holder). */
+  declaredGone?: string;
+  /** Set when another process took the lock over while held. */
+  lost: boolean;
 }
 
 async function statOrUndefined(path: string): Promise<Stats | undefined> {
