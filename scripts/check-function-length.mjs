@@ -20,7 +20,6 @@ const KNOWN = new Set([
   "src/config/yaml-direct.ts blockScalar",
   "src/engine/adopt.ts importResource",
   "src/engine/plan.ts makePlan",
-  "src/state/postgres/lock.ts acquireAdvisoryLock",
   "src/watch/health.ts startHealthServer",
   "src/watch/log.ts describe",
 ]);

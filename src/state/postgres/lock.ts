@@ -55,35 +55,21 @@ export interface HeldLock {
  */
 export async function acquireAdvisoryLock(
   target: AdvisoryLockTarget,
-  opts: { timeoutMs: number; holder: string; signal?: AbortSignal; leaseMs?: number },
+  opts: AcquireOptions,
 ): Promise<HeldLock> {
   const key = advisoryKey(target.purpose, target.schema, target.stack);
   const started = Date.now();
   opts.signal?.throwIfAborted();
   const client = await target.connect();
-  let lost = false;
+  const connection = { lost: false };
   client.on("error", () => {
-    lost = true;
+    connection.lost = true;
   });
   client.on("end", () => {
-    lost = true;
+    connection.lost = true;
   });
   try {
-    for (;;) {
-      const r = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [key]);
-      if (r.rows[0]?.ok) break;
-      const left = opts.timeoutMs - (Date.now() - started);
-      if (left <= 0) {
-        const holder = await describeHolder(client, target, key);
-        throw new LockTimeoutError(target.location, holder, opts.timeoutMs);
-      }
-      // As the file lock: an aborted wait rejects with the caller's reason, not timers' AbortError.
-      await sleep(Math.min(POLL_MS, left), undefined, opts.signal ? { signal: opts.signal } : {}).catch(
-        (err: unknown) => {
-          throw opts.signal?.aborted ? opts.signal.reason : err;
-        },
-      );
-    }
+    await waitForLock(client, target, key, opts, started);
     const description = await writeDescription(client, target, key, opts.holder);
     if (opts.leaseMs !== undefined) {
       // A lease the server enforces: a holder that stops checking in (hung, cut off) loses its
@@ -92,52 +78,102 @@ export async function acquireAdvisoryLock(
         .query("SELECT set_config('idle_session_timeout', $1, false)", [`${Math.round(opts.leaseMs)}ms`])
         .catch(() => {});
     }
-    let released: Promise<void> | undefined;
-    let confirmedAt = performance.now();
-    return {
-      description,
-      get lost() {
-        return lost;
-      },
-      get confirmedAt() {
-        return confirmedAt;
-      },
-      release: () => {
-        released ??= (async () => {
-          if (!lost) {
-            await client
-              .query(
-                `DELETE FROM ${quoteIdent(target.schema)}.lock_holders WHERE lock_key = $1 AND backend_pid = pg_backend_pid()`,
-                [key],
-              )
-              .catch(() => {});
-            await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => {});
-          }
-          await client.end().catch(() => {});
-        })();
-        return released;
-      },
-      check: async (timeoutMs) => {
-        if (lost) return false;
-        const { classid, objid } = pgLocksIds(key);
-        const query = client.query<{ held: boolean }>(
-          `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-             AND pid = pg_backend_pid() AND classid = $1::oid AND objid = $2::oid AND objsubid = 1) AS held`,
-          [classid, objid],
-        );
-        const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-        const held = await Promise.race([query.then((r) => r.rows[0]?.held === true), timeout]).catch(
-          () => false,
-        );
-        if (held) confirmedAt = performance.now();
-        else lost = true;
-        return held;
-      },
-    };
+    return heldLock(client, target, key, description, connection);
   } catch (err) {
     await client.end().catch(() => {});
     throw err;
   }
+}
+
+/** Options of `acquireAdvisoryLock`. */
+interface AcquireOptions {
+  timeoutMs: number;
+  holder: string;
+  signal?: AbortSignal;
+  leaseMs?: number;
+}
+
+/**
+ * Tries the lock on `client` every POLL_MS until taken, or until `timeoutMs` after `started`.
+ * @throws LockTimeoutError naming the holder; `signal.reason` when aborted; the driver's errors.
+ */
+async function waitForLock(
+  client: Client,
+  target: AdvisoryLockTarget,
+  key: string,
+  opts: AcquireOptions,
+  started: number,
+): Promise<void> {
+  for (;;) {
+    const r = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [key]);
+    if (r.rows[0]?.ok) return;
+    const left = opts.timeoutMs - (Date.now() - started);
+    if (left <= 0) {
+      const holder = await describeHolder(client, target, key);
+      throw new LockTimeoutError(target.location, holder, opts.timeoutMs);
+    }
+    // As the file lock: an aborted wait rejects with the caller's reason, not timers' AbortError.
+    await sleep(Math.min(POLL_MS, left), undefined, opts.signal ? { signal: opts.signal } : {}).catch(
+      (err: unknown) => {
+        throw opts.signal?.aborted ? opts.signal.reason : err;
+      },
+    );
+  }
+}
+
+/**
+ * The `HeldLock` of the lock taken on `client`; `connection.lost` is set by the connection's events
+ * and by a `check` that does not find the lock.
+ */
+function heldLock(
+  client: Client,
+  target: AdvisoryLockTarget,
+  key: string,
+  description: LockHolder,
+  connection: { lost: boolean },
+): HeldLock {
+  let released: Promise<void> | undefined;
+  let confirmedAt = performance.now();
+  return {
+    description,
+    get lost() {
+      return connection.lost;
+    },
+    get confirmedAt() {
+      return confirmedAt;
+    },
+    release: () => {
+      released ??= (async () => {
+        if (!connection.lost) {
+          await client
+            .query(
+              `DELETE FROM ${quoteIdent(target.schema)}.lock_holders WHERE lock_key = $1 AND backend_pid = pg_backend_pid()`,
+              [key],
+            )
+            .catch(() => {});
+          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch(() => {});
+        }
+        await client.end().catch(() => {});
+      })();
+      return released;
+    },
+    check: async (timeoutMs) => {
+      if (connection.lost) return false;
+      const { classid, objid } = pgLocksIds(key);
+      const query = client.query<{ held: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+           AND pid = pg_backend_pid() AND classid = $1::oid AND objid = $2::oid AND objsubid = 1) AS held`,
+        [classid, objid],
+      );
+      const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+      const held = await Promise.race([query.then((r) => r.rows[0]?.held === true), timeout]).catch(
+        () => false,
+      );
+      if (held) confirmedAt = performance.now();
+      else connection.lost = true;
+      return held;
+    },
+  };
 }
 
 async function writeDescription(
