@@ -16,7 +16,6 @@ const MAX_LINES = 80;
  */
 const KNOWN = new Set([
   "src/cli/commands/serve.ts registerServe",
-  "src/client/client.ts #send",
   "src/config/yaml-direct.ts blockScalar",
   "src/engine/adopt.ts importResource",
   "src/engine/plan.ts makePlan",

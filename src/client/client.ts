@@ -302,6 +302,11 @@ export class ApiClient implements Api {
     await this.#agent.close();
   }
 
+  /**
+   * Sends one call, retrying transient failures and retryable statuses (with backoff or Retry-After);
+   * one `ResponseEvent` per attempt that was sent.
+   * @throws NetworkError, ApiError (apiErrorFromResponse), a `closed` TgwError, `signal.reason`.
+   */
   async #send(
     method: HttpMethod,
     url: URL,
@@ -314,90 +319,132 @@ export class ApiClient implements Api {
     const shown = this.#displayPath(url, false);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
-      const waitStarted = performance.now();
-      const release = this.#limiter
-        ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
-        : undefined;
-      const started = performance.now();
-      const waitedMs = started - waitStarted;
-      let result: Attempt;
-      try {
-        result = await this.#waiting(
-          { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
-          this.#gatedAttempt(method, url, payload, signal),
-        );
-      } finally {
-        release?.();
-      }
-      // One event per attempt, completed below by assignment (a spread per call costs more than the
-      // rest of the event); `status` is set on every path.
-      const event = {
-        method,
-        path: shown,
-        attempt,
-        durationMs: performance.now() - started,
-      } as ResponseEvent;
-      if (waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS) event.rateLimitWaitMs = Math.round(waitedMs);
-      const mayRetry = attempt <= this.#retry.retries;
-
+      const { result, event } = await this.#timedAttempt(method, url, shown, payload, signal, attempt);
       if ("failure" in result) {
-        const { failure } = result;
-        const retryInMs =
-          mayRetry &&
-          failure.transient &&
-          isIdempotent(method) &&
-          (this.#retryUnreachable || failure.maybeSent)
-            ? backoffDelay(attempt, this.#retry)
-            : undefined;
-        if (result.sent !== false) {
-          event.status = undefined;
-          event.failure = failure.reason;
-          event.retryInMs = retryInMs;
-          this.#emit(event);
-        }
-        if (retryInMs === undefined) {
-          throw new NetworkError({
-            method,
-            url: url.origin + url.pathname + url.search,
-            reason: failure.reason,
-            description: failure.description,
-            attempts: attempt,
-            mayHaveBeenCreated: method === "POST" && failure.maybeSent,
-            unreachable: !failure.maybeSent,
-            cause: result.error,
-          });
-        }
-        await sleep(retryInMs, signal);
+        await sleep(this.#retryAfterFailure(method, url, result, event, attempt), signal);
         continue;
       }
-
-      const { status, rawHeaders, text } = result;
+      const { status, text } = result;
       if (status >= 200 && status < 300) {
         event.status = status;
         this.#emit(event);
         return { status, value: parseSuccess(method, path, status, text) };
       }
-      let retryInMs: number | undefined;
-      if (mayRetry && isRetryableStatus(method, status)) {
-        const after = parseRetryAfter(headerOf(rawHeaders, "retry-after"));
-        if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
-        else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
-      }
-      event.status = status;
+      await sleep(this.#retryAfterStatus(method, path, result, event, attempt), signal);
+    }
+  }
+
+  /**
+   * One attempt: waits for a rate-limit slot (if limited), then for the answer. Returns it with the
+   * attempt's event, its `status` (and failure, retry) still to be set.
+   */
+  async #timedAttempt(
+    method: HttpMethod,
+    url: URL,
+    shown: string,
+    payload: string | undefined,
+    signal: AbortSignal | undefined,
+    attempt: number,
+  ): Promise<{ result: Attempt; event: ResponseEvent }> {
+    const waitStarted = performance.now();
+    const release = this.#limiter
+      ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
+      : undefined;
+    const started = performance.now();
+    const waitedMs = started - waitStarted;
+    let result: Attempt;
+    try {
+      result = await this.#waiting(
+        { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
+        this.#gatedAttempt(method, url, payload, signal),
+      );
+    } finally {
+      release?.();
+    }
+    // One event per attempt, completed by assignment (a spread per call costs more than the rest of
+    // the event); `status` is set on every path.
+    const event = {
+      method,
+      path: shown,
+      attempt,
+      durationMs: performance.now() - started,
+    } as ResponseEvent;
+    if (waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS) event.rateLimitWaitMs = Math.round(waitedMs);
+    return { result, event };
+  }
+
+  /**
+   * After an attempt that got no answer: emits its event (when it was sent) and returns the delay
+   * before the next one; only a transient failure of an idempotent call is retried.
+   * @throws NetworkError when it is not retried.
+   */
+  #retryAfterFailure(
+    method: HttpMethod,
+    url: URL,
+    result: Extract<Attempt, { failure: Failure }>,
+    event: ResponseEvent,
+    attempt: number,
+  ): number {
+    const mayRetry = attempt <= this.#retry.retries;
+    const { failure } = result;
+    const retryInMs =
+      mayRetry && failure.transient && isIdempotent(method) && (this.#retryUnreachable || failure.maybeSent)
+        ? backoffDelay(attempt, this.#retry)
+        : undefined;
+    if (result.sent !== false) {
+      event.status = undefined;
+      event.failure = failure.reason;
       event.retryInMs = retryInMs;
       this.#emit(event);
-      if (retryInMs === undefined) {
-        throw apiErrorFromResponse({
-          method,
-          path,
-          status,
-          contentType: headerOf(rawHeaders, "content-type"),
-          body: text,
-          retryAfterMs: parseRetryAfter(headerOf(rawHeaders, "retry-after")),
-        });
-      }
-      await sleep(retryInMs, signal);
     }
+    if (retryInMs === undefined) {
+      throw new NetworkError({
+        method,
+        url: url.origin + url.pathname + url.search,
+        reason: failure.reason,
+        description: failure.description,
+        attempts: attempt,
+        mayHaveBeenCreated: method === "POST" && failure.maybeSent,
+        unreachable: !failure.maybeSent,
+        cause: result.error,
+      });
+    }
+    return retryInMs;
+  }
+
+  /**
+   * After an error status: emits the attempt's event and returns the delay before the next attempt
+   * (Retry-After when given and not too long, else backoff) for a retryable status.
+   * @throws the ApiError of the response when it is not retried.
+   */
+  #retryAfterStatus(
+    method: HttpMethod,
+    path: string,
+    { status, rawHeaders, text }: Answer,
+    event: ResponseEvent,
+    attempt: number,
+  ): number {
+    const mayRetry = attempt <= this.#retry.retries;
+    let retryInMs: number | undefined;
+    if (mayRetry && isRetryableStatus(method, status)) {
+      const after = parseRetryAfter(headerOf(rawHeaders, "retry-after"));
+      if (after === undefined) retryInMs = backoffDelay(attempt, this.#retry);
+      else if (after <= this.#retry.maxRetryAfterMs) retryInMs = after;
+    }
+    event.status = status;
+    event.retryInMs = retryInMs;
+    this.#emit(event);
+    if (retryInMs === undefined) {
+      throw apiErrorFromResponse({
+        method,
+        path,
+        status,
+        contentType: headerOf(rawHeaders, "content-type"),
+        body: text,
+        retryAfterMs: parseRetryAfter(headerOf(rawHeaders, "retry-after")),
+      });
+    }
+    return retryInMs;
   }
 
   /**
