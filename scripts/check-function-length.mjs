@@ -19,7 +19,6 @@ const KNOWN = new Set([
   "src/config/yaml-direct.ts blockScalar",
   "src/engine/adopt.ts importResource",
   "src/engine/plan.ts makePlan",
-  "src/watch/health.ts startHealthServer",
   "src/watch/log.ts describe",
 ]);
 

@@ -11,7 +11,7 @@
  * Anything else: 404; another method: 405. The body never holds a secret: errors are the same
  * one-line messages as the log.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isHealthy, type WatchStatus } from "./status.js";
 
@@ -30,69 +30,8 @@ export interface HealthServer {
  * @param status read on each request.
  * @throws the listen error (e.g. EADDRINUSE) when the port cannot be bound.
  */
-export async function startHealthServer(opts: {
-  host: string;
-  port: number;
-  status: () => WatchStatus;
-  /** Serves `GET /metrics` with what it returns. */
-  metrics?: () => Promise<{ contentType: string; body: string }>;
-  /**
-   * Serves `POST /hooks/git`: called with the raw body and headers; returns the status code and a
-   * message (202 queued, 401 bad secret...).
-   */
-  gitHook?: (
-    body: Buffer,
-    headers: Record<string, string | string[] | undefined>,
-  ) => { code: number; message: string };
-}): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    const send = (code: number, body: unknown, headers: Record<string, string> = {}) => {
-      const text = `${JSON.stringify(body)}\n`;
-      res.writeHead(code, {
-        "content-type": "application/json; charset=utf-8",
-        "cache-control": "no-store",
-        ...headers,
-      });
-      res.end(req.method === "HEAD" ? undefined : text);
-    };
-    if (path === "/metrics" && opts.metrics && (req.method === "GET" || req.method === "HEAD")) {
-      opts.metrics().then(
-        ({ contentType, body }) => {
-          res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
-          res.end(req.method === "HEAD" ? undefined : body);
-        },
-        (err: Error) => send(500, { error: `metrics: ${err.message}` }),
-      );
-      return;
-    }
-    if (path === "/hooks/git" && opts.gitHook) {
-      if (req.method !== "POST")
-        return send(405, { error: `method ${req.method} not allowed` }, { allow: "POST" });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_HOOK_BYTES) chunks.push(c);
-      });
-      req.on("end", () => {
-        if (size > MAX_HOOK_BYTES) return send(413, { error: "webhook body too large" });
-        const { code, message } = opts.gitHook?.(Buffer.concat(chunks), req.headers) ?? {
-          code: 404,
-          message: "no hook",
-        };
-        return send(code, code < 300 ? { status: message } : { error: message });
-      });
-      return;
-    }
-    if (path !== "/healthz" && path !== "/livez") return send(404, { error: `no such endpoint: ${path}` });
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      return send(405, { error: `method ${req.method} not allowed` }, { allow: "GET, HEAD" });
-    }
-    if (path === "/livez") return send(200, { status: "alive" });
-    const status = opts.status();
-    return send(isHealthy(status) ? 200 : 503, status);
-  });
+export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => handleRequest(opts, req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.host, () => {
@@ -110,4 +49,76 @@ export async function startHealthServer(opts: {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Options of `startHealthServer`. */
+export interface HealthServerOptions {
+  host: string;
+  port: number;
+  status: () => WatchStatus;
+  /** Serves `GET /metrics` with what it returns. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Serves `POST /hooks/git`: called with the raw body and headers; returns the status code and a
+   * message (202 queued, 401 bad secret...).
+   */
+  gitHook?: (
+    body: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+  ) => { code: number; message: string };
+}
+
+/** Sends a JSON answer (no body to HEAD). */
+type Send = (code: number, body: unknown, headers?: Record<string, string>) => void;
+
+/** Answers one request: `/metrics`, `/hooks/git`, `/livez`, `/healthz` (503 when unhealthy), else 404. */
+function handleRequest(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse) {
+  const path = (req.url ?? "/").split("?")[0];
+  const send: Send = (code, body, headers = {}) => {
+    const text = `${JSON.stringify(body)}\n`;
+    res.writeHead(code, {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...headers,
+    });
+    res.end(req.method === "HEAD" ? undefined : text);
+  };
+  if (path === "/metrics" && opts.metrics && (req.method === "GET" || req.method === "HEAD")) {
+    opts.metrics().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
+        res.end(req.method === "HEAD" ? undefined : body);
+      },
+      (err: Error) => send(500, { error: `metrics: ${err.message}` }),
+    );
+    return;
+  }
+  if (path === "/hooks/git" && opts.gitHook) return serveGitHook(opts, req, send);
+  if (path !== "/healthz" && path !== "/livez") return send(404, { error: `no such endpoint: ${path}` });
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    return send(405, { error: `method ${req.method} not allowed` }, { allow: "GET, HEAD" });
+  }
+  if (path === "/livez") return send(200, { status: "alive" });
+  const status = opts.status();
+  return send(isHealthy(status) ? 200 : 503, status);
+}
+
+/** `POST /hooks/git`: reads the body (413 past MAX_HOOK_BYTES) and answers what `gitHook` returns. */
+function serveGitHook(opts: HealthServerOptions, req: IncomingMessage, send: Send) {
+  if (req.method !== "POST")
+    return send(405, { error: `method ${req.method} not allowed` }, { allow: "POST" });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on("data", (c: Buffer) => {
+    size += c.length;
+    if (size <= MAX_HOOK_BYTES) chunks.push(c);
+  });
+  req.on("end", () => {
+    if (size > MAX_HOOK_BYTES) return send(413, { error: "webhook body too large" });
+    const { code, message } = opts.gitHook?.(Buffer.concat(chunks), req.headers) ?? {
+      code: 404,
+      message: "no hook",
+    };
+    return send(code, code < 300 ? { status: message } : { error: message });
+  });
 }
