@@ -18,7 +18,6 @@ const KNOWN = new Set([
   "src/cli/commands/serve.ts registerServe",
   "src/config/yaml-direct.ts blockScalar",
   "src/engine/adopt.ts importResource",
-  "src/engine/plan.ts makePlan",
   "src/watch/log.ts describe",
 ]);
 

@@ -29,9 +29,11 @@ import { desiredValues, liveValues } from "./normalize.js";
 import {
   DEPOSED_SUFFIX,
   DUPLICATE_SUFFIX,
+  type Duplicate,
   foreignLineages,
   type Match,
   matchOwnership,
+  type Orphan,
   terraformObjects,
 } from "./ownership.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
@@ -89,48 +91,11 @@ export function makePlan(input: PlanInput): Plan {
     }
     changes.push(change);
   }
-  for (const o of own.orphans) {
-    const kind = getKind(o.kind);
-    changes.push({
-      address: o.address,
-      kind: o.kind,
-      action: "delete",
-      id: o.live.id,
-      before: liveValues(kind, o.live.raw, o.record?.writeOnly),
-      changedFields: [],
-      reason: o.address.endsWith(DEPOSED_SUFFIX)
-        ? "the old object of a replace that was cut off"
-        : destroy
-          ? "tgw destroy"
-          : o.via === "marker"
-            ? "no longer in the configuration (found by its ownership marker)"
-            : "no longer in the configuration",
-      dependsOn: [],
-    });
-  }
-  for (const d of own.duplicates) {
-    const kind = getKind(d.kind);
-    changes.push({
-      address: `${d.address}${DUPLICATE_SUFFIX}${d.live.id}`,
-      kind: d.kind,
-      action: "delete",
-      id: d.live.id,
-      before: liveValues(kind, d.live.raw),
-      changedFields: [],
-      reason: `duplicate: it also carries the ownership marker of ${d.address}; ${d.keptId} is kept (${
-        d.keptBecause === "state" ? "the object this state records" : "the oldest"
-      })`,
-      dependsOn: [],
-    });
-  }
+  for (const o of own.orphans) changes.push(orphanDelete(o, destroy));
+  for (const d of own.duplicates) changes.push(duplicateDelete(d));
   const forget = [...own.forget];
   for (const move of moved.applied) {
-    const change = changes.find((c) => c.address === move.to);
-    if (change && change.action !== "create" && change.action !== "replace") {
-      change.movedFrom = move.from;
-      const why = change.reason === MARKER_MISSING ? "its ownership marker is rewritten" : change.reason;
-      change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${why})`}`;
-    }
+    markMoved(changes, move);
     if (input.state.resources[move.from]) forget.push(move.from);
   }
   orderDeletes(changes, desired.resources);
@@ -156,6 +121,54 @@ export function makePlan(input: PlanInput): Plan {
     ...(foreign ? { foreignLineages: foreign } : {}),
     ...(terraform ? { terraformObjects: terraform } : {}),
   };
+}
+
+/** The delete of an object the configuration no longer has (or of everything, with `destroy`). */
+function orphanDelete(o: Orphan, destroy: boolean): Change {
+  const kind = getKind(o.kind);
+  return {
+    address: o.address,
+    kind: o.kind,
+    action: "delete",
+    id: o.live.id,
+    before: liveValues(kind, o.live.raw, o.record?.writeOnly),
+    changedFields: [],
+    reason: o.address.endsWith(DEPOSED_SUFFIX)
+      ? "the old object of a replace that was cut off"
+      : destroy
+        ? "tgw destroy"
+        : o.via === "marker"
+          ? "no longer in the configuration (found by its ownership marker)"
+          : "no longer in the configuration",
+    dependsOn: [],
+  };
+}
+
+/** The delete of a second object carrying an address's marker, as `<address>#duplicate:<id>`. */
+function duplicateDelete(d: Duplicate): Change {
+  const kind = getKind(d.kind);
+  return {
+    address: `${d.address}${DUPLICATE_SUFFIX}${d.live.id}`,
+    kind: d.kind,
+    action: "delete",
+    id: d.live.id,
+    before: liveValues(kind, d.live.raw),
+    changedFields: [],
+    reason: `duplicate: it also carries the ownership marker of ${d.address}; ${d.keptId} is kept (${
+      d.keptBecause === "state" ? "the object this state records" : "the oldest"
+    })`,
+    dependsOn: [],
+  };
+}
+
+/** Marks the change of `move.to` as moved (its reason says so), unless it creates a new object. */
+function markMoved(changes: Change[], move: Move): void {
+  const change = changes.find((c) => c.address === move.to);
+  if (change && change.action !== "create" && change.action !== "replace") {
+    change.movedFrom = move.from;
+    const why = change.reason === MARKER_MISSING ? "its ownership marker is rewritten" : change.reason;
+    change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${why})`}`;
+  }
 }
 
 /**
