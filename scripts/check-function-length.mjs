@@ -17,7 +17,6 @@ const MAX_LINES = 80;
 const KNOWN = new Set([
   "src/cli/commands/serve.ts registerServe",
   "src/config/yaml-direct.ts blockScalar",
-  "src/engine/adopt.ts importResource",
   "src/watch/log.ts describe",
 ]);
 
