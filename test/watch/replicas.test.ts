@@ -78,28 +78,29 @@ async function startReplicas(stack: string) {
     });
   server.resetRequests();
   const replicas = [start(0), start(1)];
-  const isLeader = (w: Watcher) => w.events().some((e) => e.event === "leadership" && e.role === "leader");
-  for (let i = 0; i < 2_000 && !replicas.some(isLeader); i++) await sleep(10);
-  const l = replicas.findIndex(isLeader);
-  expect(l).toBeGreaterThanOrEqual(0);
-  const leader = replicas[l] as Watcher;
-  const standby = replicas[1 - l] as Watcher;
-  for (let i = 0; i < 6_000 && proxy.held() === 0; i++) await sleep(10);
-  expect(
-    proxy.held(),
-    `the leader's eleventh POST is held; its log:\n${leader.lines().slice(-8).join("\n")}`,
-  ).toBe(1);
-  return {
-    leader,
-    standby,
-    proxy,
-    standbyPort: ports[1 - l] as number,
-    stop: async () => {
-      for (const r of replicas) r.child.kill("SIGKILL");
-      await proxy.close();
-      scratch.cleanup();
-    },
+  const stop = async () => {
+    for (const r of replicas) r.child.kill("SIGKILL");
+    await proxy.close();
+    scratch.cleanup();
   };
+  try {
+    const isLeader = (w: Watcher) => w.events().some((e) => e.event === "leadership" && e.role === "leader");
+    for (let i = 0; i < 2_000 && !replicas.some(isLeader); i++) await sleep(10);
+    const l = replicas.findIndex(isLeader);
+    expect(l).toBeGreaterThanOrEqual(0);
+    const leader = replicas[l] as Watcher;
+    const standby = replicas[1 - l] as Watcher;
+    for (let i = 0; i < 6_000 && proxy.held() === 0; i++) await sleep(10);
+    expect(
+      proxy.held(),
+      `the leader's eleventh POST is held; its log:\n${leader.lines().slice(-8).join("\n")}`,
+    ).toBe(1);
+    return { leader, standby, proxy, standbyPort: ports[1 - l] as number, stop };
+  } catch (err) {
+    // No watcher outlives a failed start.
+    await stop();
+    throw err;
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
