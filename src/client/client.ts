@@ -40,10 +40,9 @@ import {
   timeoutFailure,
 } from "./retry.js";
 import { sleep } from "./sleep.js";
-import { WaitWatch } from "./waits.js";
+import { type HttpMethod, type WaitingEvent, WaitWatch } from "./waits.js";
 
-/** Methods the API uses. */
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type { HttpMethod, WaitingEvent } from "./waits.js";
 
 /** Query parameters; undefined values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -82,21 +81,6 @@ export interface ResponseEvent {
   retryInMs?: number;
   /** Set when the client's rate limiter held this attempt back: how long, in ms. */
   rateLimitWaitMs?: number;
-}
-
-/**
- * A call that has been waiting for a while, as reported to `onWaiting`: for its response (the server
- * is slow or does not answer) or for a slot of the client's rate limiter. Never carries a body.
- */
-export interface WaitingEvent {
-  method: HttpMethod;
-  /** Path relative to the base URL, without the query string. */
-  path: string;
-  for: "response" | "rate-limit";
-  /** How long it has waited so far, in ms. */
-  waitedMs: number;
-  /** The attempt's deadline, in ms (`for: "response"`). */
-  timeoutMs?: number;
 }
 
 /** First `onWaiting` report after this many ms of waiting, then one every `WAITING_EVERY_MS`. */

@@ -4,7 +4,24 @@
  * an apply's thousands of calls each end long before 2 s, and two timers per call were a measurable
  * part of its CPU (issue 13). A report comes at most `TICK_MS` later than its due time.
  */
-import type { WaitingEvent } from "./client.js";
+
+/** Methods the API uses. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * A call that has been waiting for a while, as reported to `onWaiting`: for its response (the server
+ * is slow or does not answer) or for a slot of the client's rate limiter. Never carries a body.
+ */
+export interface WaitingEvent {
+  method: HttpMethod;
+  /** Path relative to the base URL, without the query string. */
+  path: string;
+  for: "response" | "rate-limit";
+  /** How long it has waited so far, in ms. */
+  waitedMs: number;
+  /** The attempt's deadline, in ms (`for: "response"`). */
+  timeoutMs?: number;
+}
 
 /** How often pending waits are looked at (ms). */
 const TICK_MS = 250;
