@@ -5,7 +5,7 @@
  * mistakes at once (issue 4).
  */
 import { TgwError } from "../errors.js";
-import type { Position } from "./source.js";
+import type { Position } from "./nodes.js";
 
 /**
  * One mistake in the configuration.

@@ -7,7 +7,6 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DesiredState } from "../model/desired.js";
 import { type ParseCache, parseLayouts } from "./cache.js";
 import { loadSynthesizedStack } from "./cdktf/load.js";
 import { findSynthesizedStack } from "./cdktf/locate.js";
@@ -22,28 +21,14 @@ import {
   interpolateString,
 } from "./interpolate.js";
 import { type OwnershipMode, type RawEntry, type Setting, STACK_PATTERN } from "./layout.js";
+import type { LoadedConfig, LoadOptions } from "./load-types.js";
 import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
 import { type MapEntry, type Position, preloadYamlParser } from "./source.js";
 
-/** Options of `loadConfig` / `loadDesiredState`. */
-export interface LoadOptions {
-  /** Environment for `${env:NAME}`; default `process.env`. */
-  env?: Record<string, string | undefined>;
-  /** Directory that relative `-f` paths and displayed paths are relative to; default `process.cwd()`. */
-  cwd?: string;
-  /** Parsed files kept between loads (`tgw watch`): an unchanged file is not parsed again (./cache.ts). */
-  parseCache?: ParseCache;
-}
-
-/** A loaded configuration: the desired state and the configuration files it came from. */
-export interface LoadedConfig {
-  desired: DesiredState;
-  /** Absolute paths of the YAML files read, in load order (`DesiredState.files` adds `${file:}` files). */
-  configFiles: string[];
-}
+export type { LoadedConfig, LoadOptions } from "./load-types.js";
 
 /**
  * Loads and validates the configuration at `paths` (files or directories; none: the working directory).

@@ -19,8 +19,11 @@ import { createRequire } from "node:module";
 import type * as YamlLib from "yaml";
 import type { Document } from "yaml";
 import type { ProblemList } from "./errors.js";
+import type { MapEntry, Node, Position, ScalarNode } from "./nodes.js";
 import { childPath, itemPath } from "./paths.js";
 import { parseYamlDirect } from "./yaml-direct.js";
+
+export type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./nodes.js";
 
 /** The `yaml` package, loaded the first time a file needs it (most take the direct path). */
 let yamlLib: typeof YamlLib | undefined;
@@ -45,33 +48,6 @@ export async function preloadYamlParser(texts: readonly string[]): Promise<void>
   }
 }
 
-/** Where something was written: display path of the file, 1-based line and column. */
-export interface Position {
-  file: string;
-  line: number;
-  col: number;
-}
-
-export interface ScalarNode {
-  type: "scalar";
-  value: string | number | boolean | null;
-  pos: Position;
-}
-export interface MapEntry {
-  key: string;
-  keyPos: Position;
-  value: Node;
-}
-export interface MapNode {
-  type: "map";
-  entries: MapEntry[];
-  pos: Position;
-}
-export interface SeqNode {
-  type: "seq";
-  items: Node[];
-  pos: Position;
-}
 /**
  * Where the quoted scalar that reaches `offset` starts. The YAML parser reports an unterminated quote
  * where the text ends (it reads everything after the quote as the scalar), which is far from the
@@ -91,9 +67,6 @@ function unterminatedStart(text: string, offset: number): number {
   }
   return start;
 }
-
-/** A YAML value with its position. */
-export type Node = ScalarNode | MapNode | SeqNode;
 
 // Aliases can nest; a deeper structure is certainly an alias loop or an attack ("billion laughs").
 const MAX_DEPTH = 64;

@@ -21,7 +21,7 @@
  * (a 10,000-resource file has about 80,000 positions; each was an object of its own, a tenth of the
  * load's time with the garbage collections they caused: issue 13).
  */
-import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./source.js";
+import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./nodes.js";
 
 /** Where a node of the direct path was written; `pos` is made on each read. */
 abstract class Placed {

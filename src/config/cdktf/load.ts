@@ -31,7 +31,7 @@ import { displayPath } from "../files.js";
 import { explainId } from "../ids.js";
 import type { FileRead } from "../interpolate.js";
 import { OWNERSHIP_MODES, type OwnershipMode, STACK_PATTERN } from "../layout.js";
-import type { LoadedConfig, LoadOptions } from "../load.js";
+import type { LoadedConfig, LoadOptions } from "../load-types.js";
 import { childPath } from "../paths.js";
 import { RULES } from "../rules/index.js";
 import { checkSchema } from "../schema-check.js";
