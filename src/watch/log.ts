@@ -111,14 +111,8 @@ function describe(
   const run = (n: number | undefined, t: Parameters<typeof describeTrigger>[0]) =>
     `${n === undefined ? "check" : `reconcile #${n}`} (${describeTrigger(t, show)})`;
   switch (event.type) {
-    case "started": {
-      const heal = event.selfHeal ? "self-heal on" : "self-heal off: drift is reported, not corrected";
-      const health = event.healthUrl ? `; health on ${event.healthUrl}` : "";
-      return {
-        text: `watching ${event.roots.map(show).join(", ")} (interval ${formatDuration(event.intervalMs)}, debounce ${formatDuration(event.debounceMs)}, ${heal})${health}`,
-        detail: [],
-      };
-    }
+    case "started":
+      return { text: startedText(event, show), detail: [] };
     case "reconcile_started":
       return {
         text: `${run(event.run, event.trigger)}: ${event.mode === "apply" ? "applying" : "planning"}`,
@@ -128,15 +122,8 @@ function describe(
       const took = event.durationMs === undefined ? "" : ` (${formatDuration(event.durationMs)})`;
       return { text: `reconcile #${event.run}: ${changeText(event.change, c)} done${took}`, detail: [] };
     }
-    case "reconcile_succeeded": {
-      const head = `${run(event.run, event.trigger)}`;
-      const took = formatDuration(event.durationMs);
-      if (event.changes.length === 0) return { text: `${head}: no changes (${took})`, detail: [] };
-      const what = `${countText(event.changes)}: ${event.changes.map((ch) => changeText(ch, c)).join(", ")}`;
-      return event.mode === "apply"
-        ? { text: `${head}: applied ${what} (${took})`, detail: [] }
-        : { text: `${head}: found ${what}; not applied (--no-self-heal) (${took})`, detail: [] };
-    }
+    case "reconcile_succeeded":
+      return { text: succeededText(event, run(event.run, event.trigger), c), detail: [] };
     case "config_invalid": {
       const n = event.problems.length;
       const head = `${run(event.run, event.trigger)}: invalid configuration, nothing applied (${n} ${n === 1 ? "problem" : "problems"}${event.repeated ? ", unchanged since last reported" : ""})`;
@@ -153,18 +140,8 @@ function describe(
         detail: [],
       };
     }
-    case "reconcile_failed": {
-      const done =
-        event.applied.length === 0
-          ? ""
-          : ` (applied before the failure: ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")})`;
-      // Multi-line messages (an apply that failed on several changes) keep their lines, indented.
-      const [first, ...rest] = event.message.split("\n");
-      return {
-        text: `${run(event.run, event.trigger)}: failed after ${formatDuration(event.durationMs)}: [${event.code}] ${first}${done}`,
-        detail: rest.map((line) => line.trimStart()),
-      };
-    }
+    case "reconcile_failed":
+      return failedText(event, run(event.run, event.trigger), c);
     case "reconcile_interrupted": {
       const done =
         event.applied.length === 0
@@ -176,10 +153,7 @@ function describe(
       };
     }
     case "retry_scheduled":
-      return {
-        text: `retrying in ${formatDuration(event.inMs)} (${event.progress ? "progress made: changes were applied" : `${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row`}${event.retryAfterMs === undefined ? "" : `; the API asked to wait ${formatDuration(event.retryAfterMs)}`})`,
-        detail: [],
-      };
+      return { text: retryText(event), detail: [] };
     case "warning":
       return { text: event.message, detail: [] };
     case "waiting_for_lock":
@@ -196,16 +170,69 @@ function describe(
             : `standby${event.leader === undefined ? "" : `: ${event.leader} leads`}${event.reason === undefined ? "" : ` (${event.reason})`}`,
         detail: [],
       };
-    case "revision": {
-      const short = event.revision.slice(0, 12);
-      if (event.status === "fetched") return { text: `git: fetched revision ${short}`, detail: [] };
-      if (event.status === "applied") return { text: `git: revision ${short} applied`, detail: [] };
-      return {
-        text: `git: revision ${short} is invalid and was not applied${event.appliedRevision === undefined ? "" : `; revision ${event.appliedRevision.slice(0, 12)} stays applied`}`,
-        detail: event.problem === undefined ? [] : [event.problem],
-      };
-    }
+    case "revision":
+      return revisionText(event);
   }
+}
+
+/** An event of type `T`. */
+type EventOf<T extends WatchEvent["type"]> = Extract<WatchEvent, { type: T }>;
+
+function startedText(event: EventOf<"started">, show: (file: string) => string): string {
+  const heal = event.selfHeal ? "self-heal on" : "self-heal off: drift is reported, not corrected";
+  const health = event.healthUrl ? `; health on ${event.healthUrl}` : "";
+  return `watching ${event.roots.map(show).join(", ")} (interval ${formatDuration(event.intervalMs)}, debounce ${formatDuration(event.debounceMs)}, ${heal})${health}`;
+}
+
+/** `head`: the run's name and trigger. */
+function succeededText(event: EventOf<"reconcile_succeeded">, head: string, c: Colors | undefined): string {
+  const took = formatDuration(event.durationMs);
+  if (event.changes.length === 0) return `${head}: no changes (${took})`;
+  const what = `${countText(event.changes)}: ${event.changes.map((ch) => changeText(ch, c)).join(", ")}`;
+  return event.mode === "apply"
+    ? `${head}: applied ${what} (${took})`
+    : `${head}: found ${what}; not applied (--no-self-heal) (${took})`;
+}
+
+/** `head`: the run's name and trigger. */
+function failedText(
+  event: EventOf<"reconcile_failed">,
+  head: string,
+  c: Colors | undefined,
+): { text: string; detail: string[] } {
+  const done =
+    event.applied.length === 0
+      ? ""
+      : ` (applied before the failure: ${countText(event.applied)}: ${event.applied.map((ch) => changeText(ch, c)).join(", ")})`;
+  // Multi-line messages (an apply that failed on several changes) keep their lines, indented.
+  const [first, ...rest] = event.message.split("\n");
+  return {
+    text: `${head}: failed after ${formatDuration(event.durationMs)}: [${event.code}] ${first}${done}`,
+    detail: rest.map((line) => line.trimStart()),
+  };
+}
+
+function retryText(event: EventOf<"retry_scheduled">): string {
+  const why = event.progress
+    ? "progress made: changes were applied"
+    : `${event.failures} ${event.failures === 1 ? "failure" : "failures"} in a row`;
+  const asked =
+    event.retryAfterMs === undefined ? "" : `; the API asked to wait ${formatDuration(event.retryAfterMs)}`;
+  return `retrying in ${formatDuration(event.inMs)} (${why}${asked})`;
+}
+
+function revisionText(event: EventOf<"revision">): { text: string; detail: string[] } {
+  const short = event.revision.slice(0, 12);
+  if (event.status === "fetched") return { text: `git: fetched revision ${short}`, detail: [] };
+  if (event.status === "applied") return { text: `git: revision ${short} applied`, detail: [] };
+  const kept =
+    event.appliedRevision === undefined
+      ? ""
+      : `; revision ${event.appliedRevision.slice(0, 12)} stays applied`;
+  return {
+    text: `git: revision ${short} is invalid and was not applied${kept}`,
+    detail: event.problem === undefined ? [] : [event.problem],
+  };
 }
 
 /** Structured fields of the JSON log (the message is the human line). */

@@ -76,64 +76,78 @@ Environment:
   TGW_DATA_KEY         with --data: the key that encrypts the secrets kept in the file (required;
                        at least 16 characters, e.g. from \`openssl rand -base64 32\`)`,
     )
-    .action(async (opts: ServeOptions) => {
-      const port = Number(opts.port);
-      if (!/^\d+$/.test(opts.port) || port > 65535)
-        throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
-      if (!LOG_LEVELS.includes(opts.logLevel)) {
-        throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${opts.logLevel}`);
-      }
-      const bootstrapToken = process.env.TGW_BOOTSTRAP_TOKEN;
-      const dataKey = process.env.TGW_DATA_KEY;
-      if (opts.mintAdminKey || opts.account !== undefined) {
-        await mintKey(opts, dataKey);
-        return;
-      }
-      let server: Awaited<ReturnType<typeof startServer>>;
-      try {
-        // Loaded only here: Fastify and SQLite are not needed by the other commands' start-up.
-        const { startServer: start } = await import("../../server/server.js");
-        server = await start({
-          host: opts.host,
-          port,
-          ...(opts.data === undefined ? {} : { dataPath: opts.data }),
-          ...(dataKey ? { dataKey } : {}),
-          ...(opts.fixtures === undefined ? {} : { fixtures: opts.fixtures }),
-          ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
-          ...(opts.faults === undefined ? {} : { faults: opts.faults }),
-          ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
-          ...(bootstrapToken ? { bootstrapToken } : {}),
-          logger: { level: opts.logLevel, stream: process.stderr },
-        });
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === "EADDRINUSE")
-          throw new TgwError("serve", `${opts.host}:${port} is already in use: choose another --port`);
-        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
-          throw new TgwError("serve", `cannot listen on ${opts.host}: no such local address`);
-        }
-        throw err;
-      }
-      const c = color;
-      process.stdout.write(`${c.bold("tgw serve")}: reference API listening on ${c.cyan(server.url)}\n`);
-      process.stdout.write(`  export TGW_API_URL=${server.url}\n`);
-      if (server.tokenGenerated) {
-        process.stdout.write(
-          `  export TGW_API_KEY=${server.token}\n${c.yellow("  This bootstrap admin token is shown only once: keep it.")}\n`,
-        );
-      }
-      await new Promise<void>((resolve, reject) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          process.stdout.write("tgw serve: shutting down\n");
-          server.close().then(resolve, reject);
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
-    });
+    .action(runServe);
 };
+
+/** Runs `tgw serve` until SIGINT or SIGTERM (or, with --mint-admin-key, mints a key and returns). */
+async function runServe(opts: ServeOptions): Promise<void> {
+  const port = Number(opts.port);
+  if (!/^\d+$/.test(opts.port) || port > 65535)
+    throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
+  if (!LOG_LEVELS.includes(opts.logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${opts.logLevel}`);
+  }
+  const dataKey = process.env.TGW_DATA_KEY;
+  if (opts.mintAdminKey || opts.account !== undefined) {
+    await mintKey(opts, dataKey);
+    return;
+  }
+  const server = await listen(opts, port, dataKey);
+  const c = color;
+  process.stdout.write(`${c.bold("tgw serve")}: reference API listening on ${c.cyan(server.url)}\n`);
+  process.stdout.write(`  export TGW_API_URL=${server.url}\n`);
+  if (server.tokenGenerated) {
+    process.stdout.write(
+      `  export TGW_API_KEY=${server.token}\n${c.yellow("  This bootstrap admin token is shown only once: keep it.")}\n`,
+    );
+  }
+  await new Promise<void>((resolve, reject) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      process.stdout.write("tgw serve: shutting down\n");
+      server.close().then(resolve, reject);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/**
+ * Starts the reference server as `opts` say.
+ * @throws TgwError (code serve) when the address is in use or not local; the server's own errors.
+ */
+async function listen(
+  opts: ServeOptions,
+  port: number,
+  dataKey: string | undefined,
+): Promise<Awaited<ReturnType<typeof startServer>>> {
+  const bootstrapToken = process.env.TGW_BOOTSTRAP_TOKEN;
+  try {
+    // Loaded only here: Fastify and SQLite are not needed by the other commands' start-up.
+    const { startServer: start } = await import("../../server/server.js");
+    return await start({
+      host: opts.host,
+      port,
+      ...(opts.data === undefined ? {} : { dataPath: opts.data }),
+      ...(dataKey ? { dataKey } : {}),
+      ...(opts.fixtures === undefined ? {} : { fixtures: opts.fixtures }),
+      ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
+      ...(opts.faults === undefined ? {} : { faults: opts.faults }),
+      ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
+      ...(bootstrapToken ? { bootstrapToken } : {}),
+      logger: { level: opts.logLevel, stream: process.stderr },
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "EADDRINUSE")
+      throw new TgwError("serve", `${opts.host}:${port} is already in use: choose another --port`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+      throw new TgwError("serve", `cannot listen on ${opts.host}: no such local address`);
+    }
+    throw err;
+  }
+}
 
 /**
  * `tgw serve --data FILE --mint-admin-key [--account ID|new]`: a new admin key written straight into
