@@ -14,7 +14,7 @@ const MAX_LINES = 80;
  * Functions still over the limit, as `path name`, each to be split (issue 28 §4); a listed function
  * that has become short enough must leave this list.
  */
-const KNOWN = new Set(["src/config/yaml-direct.ts blockScalar"]);
+const KNOWN = new Set([]);
 
 const files = execFileSync("git", ["ls-files", "src/*.ts"], { encoding: "utf8" })
   .split("\n")

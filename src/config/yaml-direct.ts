@@ -324,12 +324,33 @@ class DirectParser {
    */
   private blockScalar(indent: number, depth: number): DirectScalar {
     this.counted(depth);
-    const t = this.text;
     const line = this.line;
     const col = this.col(this.pos);
+    const header = this.blockHeader();
+    if (header === undefined) return new DirectScalar("", this.file, line, col);
+    const { folded, chomp, explicit } = header;
+    const contentIndent = explicit === 0 ? this.blockIndent(indent) : indent + explicit;
+    const body = this.blockLines(contentIndent, folded, explicit !== 0);
+    // The last line's break is kept (clip, keep) also at the end of a text without one, as the `yaml`
+    // package reads it.
+    let value = body.value;
+    if (!body.seen) value = chomp === 1 ? "\n".repeat(body.blanks) : "";
+    else if (chomp === 0) value += "\n";
+    else if (chomp === 1) value += "\n".repeat(body.blanks + 1);
+    this.nextLine();
+    return new DirectScalar(value, this.file, line, col);
+  }
+
+  /**
+   * The header of a block scalar at `pos` (`|` or `>`, then a chomping and an indentation indicator
+   * in either order, then an optional comment); leaves `pos` at the next line. Undefined when the
+   * header ends the text (no body).
+   */
+  private blockHeader(): { folded: boolean; chomp: -1 | 0 | 1; explicit: number } | undefined {
+    const t = this.text;
     const folded = t.charCodeAt(this.pos) === GT;
     let i = this.pos + 1;
-    let chomp = 0; // -1 strip, 0 clip, 1 keep
+    let chomp: -1 | 0 | 1 = 0; // -1 strip, 0 clip, 1 keep
     let explicit = 0;
     for (let k = 0; k < 2; k++) {
       const c = t.charCodeAt(i);
@@ -348,32 +369,49 @@ class DirectParser {
       // The header ends the text: no body, no line break.
       this.pos = j;
       this.nextLine();
-      return new DirectScalar("", this.file, line, col);
+      return undefined;
     }
     if (t.charCodeAt(j) !== NL) decline();
     this.newLine(j + 1);
+    return { folded, chomp, explicit };
+  }
 
-    // The content's indentation: given, or that of the first line with content (deeper than the parent).
-    let contentIndent = indent + explicit;
-    if (explicit === 0) {
-      let deepestBlank = 0;
-      contentIndent = indent + 1; // when no line has content: every line is blank or ends the scalar
-      for (let at = this.pos; ; ) {
-        let s = at;
-        while (t.charCodeAt(s) === SPACE) s++;
-        const spaces = s - at;
-        if (s < t.length && t.charCodeAt(s) !== NL) {
-          if (spaces > indent) contentIndent = spaces;
-          break;
-        }
-        if (spaces > deepestBlank) deepestBlank = spaces;
-        if (s >= t.length) break;
-        at = s + 1;
+  /**
+   * The content's indentation without an indicator: that of the first line with content (deeper than
+   * the parent at `indent`), read ahead from `pos` without moving it.
+   */
+  private blockIndent(indent: number): number {
+    const t = this.text;
+    let deepestBlank = 0;
+    let contentIndent = indent + 1; // when no line has content: every line is blank or ends the scalar
+    for (let at = this.pos; ; ) {
+      let s = at;
+      while (t.charCodeAt(s) === SPACE) s++;
+      const spaces = s - at;
+      if (s < t.length && t.charCodeAt(s) !== NL) {
+        if (spaces > indent) contentIndent = spaces;
+        break;
       }
-      // YAML makes deeper leading blank lines an error, or (with no content) the indentation.
-      if (deepestBlank > contentIndent || (deepestBlank > indent && contentIndent === indent + 1)) decline();
+      if (spaces > deepestBlank) deepestBlank = spaces;
+      if (s >= t.length) break;
+      at = s + 1;
     }
+    // YAML makes deeper leading blank lines an error, or (with no content) the indentation.
+    if (deepestBlank > contentIndent || (deepestBlank > indent && contentIndent === indent + 1)) decline();
+    return contentIndent;
+  }
 
+  /**
+   * The lines of a block scalar's body at `contentIndent`, folded or not, up to the first line less
+   * indented; `explicit`: the header gave the indentation. Returns the value before chomping, whether
+   * a line had content, and the blank lines after the last one.
+   */
+  private blockLines(
+    contentIndent: number,
+    folded: boolean,
+    explicit: boolean,
+  ): { value: string; seen: boolean; blanks: number } {
+    const t = this.text;
     let value = "";
     let seen = false; // a line of content was read
     let lastMore = false; // the last one was more indented (kept as written when folded)
@@ -389,7 +427,7 @@ class DirectParser {
         // it) when deeper. Declined when deeper before the first line of content, or after an
         // indentation indicator (the `yaml` package then drops such lines at the end unless as deep
         // as the first line), or when it ends the text.
-        if (s >= t.length ? spaces > 0 : spaces > contentIndent && (!seen || explicit !== 0)) decline();
+        if (s >= t.length ? spaces > 0 : spaces > contentIndent && (!seen || explicit)) decline();
         if (s >= t.length) break;
         if (spaces <= contentIndent) {
           blanks++;
@@ -413,13 +451,7 @@ class DirectParser {
       }
       this.newLine(end + 1);
     }
-    // The last line's break is kept (clip, keep) also at the end of a text without one, as the `yaml`
-    // package reads it.
-    if (!seen) value = chomp === 1 ? "\n".repeat(blanks) : "";
-    else if (chomp === 0) value += "\n";
-    else if (chomp === 1) value += "\n".repeat(blanks + 1);
-    this.nextLine();
-    return new DirectScalar(value, this.file, line, col);
+    return { value, seen, blanks };
   }
 
   /** A scalar or a flow collection at `pos`, ending its line. */
