@@ -41,9 +41,12 @@ export function defaultMirrorDir(): string {
 
 /** The provider bundle of a built package (scripts/bundle.ts `bundleProvider`), if there is one. */
 export function builtProvider(): string | undefined {
-  // From the sources (src/terraform/) or the CLI bundle (dist/tgw/): the package root is two up.
-  const dir = fileURLToPath(new URL("../../dist/tgw/provider/", import.meta.url));
-  return existsSync(join(dir, "provider.cjs")) ? dir : undefined;
+  // Beside the CLI bundle that runs this (dist/tgw/), else the package's build seen from the sources.
+  for (const rel of ["./provider/", "../../dist/tgw/provider/"]) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, "provider.cjs"))) return dir;
+  }
+  return undefined;
 }
 
 /** The launcher's command line without a bundle: tsx on this checkout's sources. */

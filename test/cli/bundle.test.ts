@@ -193,14 +193,15 @@ describe("the CLI bundle", () => {
     expect(run.stderr).not.toContain("Internal error");
   });
 
-  it("installs the Terraform provider pointing at the built provider, not at the CLI bundle", async () => {
+  it("installs the Terraform provider bundled beside it, with a launcher that names no path", async () => {
     const mirror = join(dir, "mirror");
     const run = await bundled(["terraform", "install", "--dir", mirror]);
     expect(run.code).toBe(0);
     const wrapper = run.stdout.match(/(\S*terraform-provider-tunnelgw_v\S+)/)?.[1];
     expect(wrapper, run.stdout).toBeDefined();
     const text = await readFile(wrapper as string, "utf8");
-    expect(text).not.toContain(outdir);
-    expect(text).toMatch(/(dist\/terraform\/main\.js|src\/terraform\/main\.ts)/);
+    expect(text).toBe('#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+    const installed = await readFile(join(wrapper as string, "..", "provider.cjs"));
+    expect(installed.equals(await readFile(join(outdir, "provider", "provider.cjs")))).toBe(true);
   });
 });
