@@ -9,23 +9,26 @@
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
  * - the per-kind sections of docs/configuration.md (field tables and examples);
  * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`;
- * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`tunnelgw/cdktf`).
+ * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`tunnelgw/cdktf`);
+ * - docs/terraform/resources/ and data-sources/: the provider's pages in the Registry's layout.
  *
  *   npm run gen            write the files
  *   npm run gen -- --check exit 1 if a file is out of date (test/model/kinds-gen.test.ts, types-gen.test.ts,
  *                          test/config/config-schema.test.ts, config-docs.test.ts,
- *                          test/terraform/provider-schema.test.ts and test/cdktf/bindings.test.ts
- *                          check the same)
+ *                          test/terraform/provider-schema.test.ts, test/cdktf/bindings.test.ts
+ *                          and test/terraform/registry-docs.test.ts check the same)
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { useKinds } from "../src/model/kinds.js";
 import { deriveKinds, kindsModuleText } from "../src/model/kinds-derive.js";
+import { parseProviderSchema } from "../src/terraform/schema.js";
 import { generateBindings } from "./gen-cdktf.js";
 import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
 import { providerSchemaText } from "./gen-provider-schema.js";
+import { terraformDocs } from "./gen-terraform-docs.js";
 import { generateTypes } from "./gen-types.js";
 import { generateStateValidator, generateValidators } from "./gen-validators.js";
 
@@ -46,8 +49,18 @@ const targets: Array<[string, string]> = [
 ];
 const bindings = await generateBindings(JSON.parse(providerSchema));
 for (const [rel, text] of bindings) targets.push([join(bindingsDir, rel), text]);
+const tfDocsDir = fileURLToPath(new URL("../docs/terraform/", import.meta.url));
+const tfDocs = terraformDocs(parseProviderSchema(providerSchema));
+for (const [rel, text] of tfDocs) targets.push([join(tfDocsDir, rel), text]);
 // Files of an earlier generation that this one no longer has (a kind removed from schemas/).
-const leftovers = listFiles(bindingsDir).filter((rel) => !bindings.has(rel));
+const leftovers = [
+  ...listFiles(bindingsDir)
+    .filter((rel) => !bindings.has(rel))
+    .map((rel) => join(bindingsDir, rel)),
+  ...listFiles(tfDocsDir)
+    .filter((rel) => !tfDocs.has(rel))
+    .map((rel) => join(tfDocsDir, rel)),
+];
 
 let stale = false;
 const check = process.argv.includes("--check");
@@ -64,8 +77,7 @@ for (const [target, text] of targets) {
     process.stdout.write(`wrote ${target}\n`);
   }
 }
-for (const rel of leftovers) {
-  const file = join(bindingsDir, rel);
+for (const file of leftovers) {
   if (check) {
     process.stderr.write(`${file} is no longer generated: run \`npm run gen\`\n`);
     stale = true;

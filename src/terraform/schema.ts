@@ -76,6 +76,17 @@ export function loadProviderSchema(file = SCHEMA_FILE): ProviderSchema {
       "utf8",
     );
   }
+  const schema = parseProviderSchema(text, file);
+  if (file === SCHEMA_FILE) cached = schema;
+  return schema;
+}
+
+/**
+ * The provider schema in `text` (the JSON of `terraform providers schema -json`); `file` names it in
+ * errors.
+ * @throws Error when it holds no provider (or is not JSON).
+ */
+export function parseProviderSchema(text: string, file = "provider schema"): ProviderSchema {
   const doc = JSON.parse(text) as {
     provider_schemas: Record<
       string,
@@ -89,15 +100,13 @@ export function loadProviderSchema(file = SCHEMA_FILE): ProviderSchema {
   };
   const [source, entry] = Object.entries(doc.provider_schemas)[0] ?? [];
   if (!source || !entry) throw new Error(`${file}: no provider schema`);
-  const schema: ProviderSchema = {
+  return {
     source,
     version: doc.provider_versions?.[source] ?? "0.0.0",
     provider: entry.provider,
     resources: entry.resource_schemas ?? {},
     dataSources: entry.data_source_schemas ?? {},
   };
-  if (file === SCHEMA_FILE) cached = schema;
-  return schema;
 }
 
 /** The cty object type of a block's values. */
