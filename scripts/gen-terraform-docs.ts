@@ -6,7 +6,7 @@
  * its type and description) and, for resources, the import syntax. Written by `npm run gen`;
  * test/terraform/registry-docs.test.ts checks it is current.
  */
-import type { JsonSchema, KindDescriptor } from "../src/model/index.js";
+import type { KindDescriptor } from "../src/model/index.js";
 import { desiredKinds, resourceType } from "../src/terraform/provider-schema.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../src/terraform/schema.js";
 
