@@ -61,11 +61,7 @@ const server = await startTestServer({ fixtures: false });
 const home = new TerraformHome(server.url, server.token);
 try {
   // Handshake against node -e 0.
-  const launcher = join(home.root, "mirror/registry.terraform.io/tunnelgw/tunnelgw");
-  const { readdirSync } = await import("node:fs");
-  const version = readdirSync(launcher)[0] as string;
-  const platform = readdirSync(join(launcher, version))[0] as string;
-  const executable = join(launcher, version, platform, `terraform-provider-tunnelgw_v${version}`);
+  const executable = home.executable;
   const env = { ...process.env, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6" };
   const hand: number[] = [];
   const bare: number[] = [];

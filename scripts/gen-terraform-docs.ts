@@ -7,22 +7,21 @@
  * test/terraform/registry-docs.test.ts checks it is current.
  */
 import type { KindDescriptor } from "../src/model/index.js";
-import { desiredKinds, resourceType } from "../src/terraform/provider-schema.js";
+import { desiredKindOf } from "../src/terraform/provider-schema.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../src/terraform/schema.js";
 
 const PREFIX = "tunnelgw_";
 
 /** The documentation files of `schema`, by path relative to docs/terraform/. */
 export function terraformDocs(schema: ProviderSchema): Map<string, string> {
-  const kinds = new Map(desiredKinds().map((k) => [resourceType(k), k]));
   const out = new Map<string, string>();
   for (const [type, entry] of Object.entries(schema.resources)) {
-    out.set(`resources/${type.slice(PREFIX.length)}.md`, page(type, entry, "Resource", kinds.get(type)));
+    out.set(`resources/${type.slice(PREFIX.length)}.md`, page(type, entry, "Resource", desiredKindOf(type)));
   }
   for (const [type, entry] of Object.entries(schema.dataSources)) {
     out.set(
       `data-sources/${type.slice(PREFIX.length)}.md`,
-      page(type, entry, "Data Source", kinds.get(type)),
+      page(type, entry, "Data Source", desiredKindOf(type)),
     );
   }
   return out;

@@ -35,6 +35,7 @@ import {
   type KindDescriptor,
   loadSchemaDocuments,
 } from "../model/index.js";
+import { returnsToken } from "../model/token-file.js";
 
 /** The provider's name, as in resource type prefixes and `required_providers`. */
 export const PROVIDER_NAME = "tunnelgw";
@@ -99,6 +100,11 @@ export function resourceType(kind: KindDescriptor): string {
   const parent = kind.module?.parent;
   const name = !parent || kind.kind.startsWith(`${parent}_`) ? kind.kind : `${parent}_${kind.kind}`;
   return `${PROVIDER_NAME}_${name}`;
+}
+
+/** The desired-state kind whose resource type is `typeName` (`tunnelgw_tls_edge_backend`), if any. */
+export function desiredKindOf(typeName: string): KindDescriptor | undefined {
+  return desiredKinds().find((k) => resourceType(k) === typeName);
 }
 
 /** The kinds that are desired state (collections and modules), in schema order. */
@@ -271,16 +277,18 @@ function lookupSchema(kind: KindDescriptor): TerraformSchema {
       required: true,
     };
   }
+  return withResponse(kind, attributes);
+}
+
+/** A data source's schema: `args`, then every value of the kind's response, computed. */
+function withResponse(kind: KindDescriptor, args: Record<string, TerraformAttribute>): TerraformSchema {
+  const attributes = { ...args };
   for (const [name, s] of Object.entries(props(responseOf(kind)))) {
-    if (name in attributes || answeredOnce(kind, name)) continue;
+    // The token only a create's answer holds: a read never has it.
+    if (name in attributes || (name === "token" && returnsToken(kind.kind))) continue;
     attributes[name] = computedAttribute(s, kind.fields.find((f) => f.name === name)?.schema);
   }
   return { version: 0, block: { attributes, ...plain(kind.description) } };
-}
-
-/** A secret only the create's answer holds (an API key's `token`): a read never has it. */
-function answeredOnce(kind: KindDescriptor, name: string): boolean {
-  return kind.secretPaths.some((p) => p.length === 1 && p[0] === name);
 }
 
 /** A module read by its parent ids: every value of its response, computed. */
@@ -299,11 +307,7 @@ function moduleLookupSchema(kind: KindDescriptor): TerraformSchema {
       required: true,
     };
   }
-  for (const [name, s] of Object.entries(props(responseOf(kind)))) {
-    if (name in attributes) continue;
-    attributes[name] = computedAttribute(s, kind.fields.find((f) => f.name === name)?.schema);
-  }
-  return { version: 0, block: { attributes, ...plain(kind.description) } };
+  return withResponse(kind, attributes);
 }
 
 function endpointsSchema(): TerraformSchema {

@@ -46,7 +46,7 @@ import {
   terraformWorkspace,
 } from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
-import { desiredKinds, resourceType as resourceTypeName } from "./provider-schema.js";
+import { desiredKindOf } from "./provider-schema.js";
 import {
   blockType,
   type JsonSchemaEntry,
@@ -295,7 +295,7 @@ export class TunnelgwProvider {
       };
     }
     const { changed, replace } = changedFields(rt, config, prior, priv);
-    const path = rt.kind.module ? moduleId(rt, config) : undefined;
+    const path = rt.kind.module ? moduleId(rt.kind, config) : undefined;
     if (path !== undefined && replace.length > 0) this.#replacedModules.add(path);
     return {
       planned_state: dv(type, plannedState(rt, config, prior, replace.length > 0, changed)),
@@ -325,7 +325,7 @@ export class TunnelgwProvider {
       let raw: Record<string, unknown>;
       let id: string;
       if (kind.module) {
-        id = moduleId(rt, config) as string;
+        id = moduleId(rt.kind, config) as string;
         // Right before the PUT: the plan's look may be older than a module set meanwhile.
         if (!prior && (await cache.read(kind.kind, id))) return { diagnostics: [moduleExists(rt, id)] };
         const changed = prior ? changedFields(rt, config, prior, priv).changed : ["*"];
@@ -382,7 +382,7 @@ export class TunnelgwProvider {
    * already (a blind PUT would take over, and destroy delete, what someone else set: import it).
    */
   async #planModule(rt: ResourceType, config: TfObject, prior: TfObject | null) {
-    const path = moduleId(rt, config);
+    const path = moduleId(rt.kind, config);
     if (path === undefined) return undefined; // a parent id known only after apply
     const replacement = !prior && this.#replacedModules.delete(path); // the create half of a replace
     if (this.#plannedModules.has(path) && !replacement) {
@@ -588,10 +588,7 @@ export class TunnelgwProvider {
 
 /** The kind a data source reads: a managed kind by its resource type's name, else by its own name. */
 function dataSourceKind(typeName: string): KindDescriptor {
-  return (
-    desiredKinds().find((k) => resourceTypeName(k) === typeName) ??
-    getKind(typeName.replace(/^tunnelgw_/, ""))
-  );
+  return desiredKindOf(typeName) ?? getKind(typeName.replace(/^tunnelgw_/, ""));
 }
 
 /**
@@ -600,13 +597,13 @@ function dataSourceKind(typeName: string): KindDescriptor {
  */
 function dataObjectPath(kind: KindDescriptor, config: TfObject): { path?: string; id: string } {
   if (kind.module) {
-    const params = Object.fromEntries(pathParams(kind).map((p) => [p, String(config[p] ?? "")]));
-    const path = fillPath(kind.path, params);
+    const path = moduleId(kind, config) ?? "";
     return { path, id: path };
   }
   const id = String(config.id ?? "");
   if (!kind.parent) return { id };
-  return { path: `${kind.path.replace(/\{\w+\}/, String(config.edge_id ?? ""))}/${id}`, id };
+  const parent = fillPath(kind.path, { edge_id: String(config.edge_id ?? "") });
+  return { path: `${parent}/${encodeURIComponent(id)}`, id };
 }
 
 /** The refusal of a create over a module that is set already. */

@@ -27,7 +27,7 @@ import { keptDigests, writeOnlyDigest } from "../engine/fingerprint.js";
 import { desiredValues, liveMetadata, liveValues, readLivePath } from "../engine/normalize.js";
 import { type FieldDescriptor, fillPath, type KindDescriptor } from "../model/index.js";
 import { conform, hasUnknown, type TfObject, type TfValue, UNKNOWN } from "./cty.js";
-import { desiredKinds, resourceType as typeNameOf } from "./provider-schema.js";
+import { desiredKindOf } from "./provider-schema.js";
 import { attributeType, type JsonAttribute, type JsonSchemaEntry } from "./schema.js";
 
 /** One resource type with its kind and attributes. */
@@ -49,7 +49,7 @@ export function pathParams(kind: KindDescriptor): string[] {
 
 /** The resource type `typeName` with its kind, or undefined when no desired-state kind has that type. */
 export function resourceType(typeName: string, entry: JsonSchemaEntry): ResourceType | undefined {
-  const kind = desiredKinds().find((k) => typeNameOf(k) === typeName);
+  const kind = desiredKindOf(typeName);
   return kind ? { typeName, kind, attributes: entry.block.attributes ?? {} } : undefined;
 }
 
@@ -80,14 +80,14 @@ export function fieldsOf(rt: ResourceType, obj: TfObject | null): Record<string,
 }
 
 /** A module's API path from its parent ids; undefined while one is unknown. */
-export function moduleId(rt: ResourceType, obj: TfObject): string | undefined {
+export function moduleId(kind: KindDescriptor, obj: TfObject): string | undefined {
   const params: Record<string, string> = {};
-  for (const p of pathParams(rt.kind)) {
+  for (const p of pathParams(kind)) {
     const v = obj[p];
     if (typeof v !== "string") return undefined;
     params[p] = v;
   }
-  return fillPath(rt.kind.path, params);
+  return fillPath(kind.path, params);
 }
 
 /** The comparable values of `fields`, with the digests of write-only values (`digests`: hex, as kept). */
@@ -159,7 +159,7 @@ export function plannedState(
     else if (!attr.computed) out[name] = configured;
     else if (attr.optional && configured !== null) out[name] = plannedNested(attr, configured, prior?.[name]);
     else if (field && "default" in field) out[name] = plannedDefault(attr, field.default);
-    else if (name === "id" && rt.kind.module) out[name] = moduleId(rt, config) ?? UNKNOWN;
+    else if (name === "id" && rt.kind.module) out[name] = moduleId(rt.kind, config) ?? UNKNOWN;
     else if (!fresh && prior && !stale.has(name)) out[name] = prior[name] ?? null;
     else out[name] = UNKNOWN;
   }

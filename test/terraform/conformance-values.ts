@@ -19,7 +19,12 @@
  * error asking for `examples` in the schema, naming the type and attribute.
  */
 import { allKinds, getKind, type JsonSchema, type KindDescriptor } from "../../src/model/index.js";
-import { desiredKinds, moduleParams, resourceType } from "../../src/terraform/provider-schema.js";
+import {
+  desiredKindOf,
+  desiredKinds,
+  moduleParams,
+  resourceType,
+} from "../../src/terraform/provider-schema.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../../src/terraform/schema.js";
 
 /** Which of the two values of an attribute. */
@@ -309,7 +314,7 @@ function dataCase(type: string, entry: JsonSchemaEntry, refs: RefSource): DataCa
       throw new Error(`${type}: a data source without arguments must list a kind`);
     return { type, args: {}, path: kind.path, list: { attribute, listKey: kind.listKey } };
   }
-  const managed = desiredKinds().find((k) => resourceType(k) === type);
+  const managed = desiredKindOf(type);
   if (managed) {
     // The resource of the same type in this workspace (a managed kind holds no fixtures).
     const ref = (name: string) => `\${${type}.${MAIN}.${name}}`;
@@ -340,18 +345,17 @@ function nextTarget(targets: Set<string>, done: Map<string, unknown>): string | 
  * @throws Error naming the type and attribute whose value cannot be derived
  */
 export function buildMatrix(schema: ProviderSchema, refs: RefSource): Matrix {
-  const kinds = new Map(desiredKinds().map((k) => [resourceType(k), k]));
   const targets = new Set<string>();
   const types = Object.entries(schema.resources)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([type, entry]) => {
-      const kind = kinds.get(type);
+      const kind = desiredKindOf(type);
       if (!kind) throw new Error(`${type}: no kind in src/model has this resource type`);
       return typeCase(type, entry, kind, refs, targets);
     });
   const refTargets: Matrix["refTargets"] = new Map();
   for (let type = nextTarget(targets, refTargets); type; type = nextTarget(targets, refTargets)) {
-    const kind = kinds.get(type) as KindDescriptor;
+    const kind = desiredKindOf(type) as KindDescriptor;
     const entry = schema.resources[type] as JsonSchemaEntry;
     const at = (v: Variant) => settable(entry, kind, v, refs, targets, true);
     refTargets.set(type, [at(0), at(1)]);

@@ -26,7 +26,7 @@ export function terraformAvailable(): boolean {
 }
 
 /** This checkout's provider bundle, made when a test file loads this module (removed at its exit). */
-const PROVIDER_BUNDLE = await (async () => {
+export const PROVIDER_BUNDLE = await (async () => {
   const dir = mkdtempSync(join(tmpdir(), "tgw-tf-provider-"));
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   await bundleProvider(join(dir, "provider"));
@@ -44,6 +44,8 @@ export interface TfResult {
 export class TerraformHome {
   readonly root = mkdtempSync(join(tmpdir(), "tgw-tf-"));
   readonly #rc: string;
+  /** The installed provider's launcher (what Terraform starts). */
+  readonly executable: string;
   /** Extra environment of every terraform run (e.g. `TGW_TERRAFORM_REFRESH`). */
   env: Record<string, string> = {};
 
@@ -52,6 +54,7 @@ export class TerraformHome {
     readonly apiKey: string,
   ) {
     const result = installProvider(join(this.root, "mirror"), PROVIDER_BUNDLE);
+    this.executable = result.executable;
     this.#rc = join(this.root, "terraformrc");
     writeFileSync(this.#rc, `${result.terraformrc}\n`);
   }

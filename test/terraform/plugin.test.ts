@@ -10,13 +10,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundleProvider } from "../../scripts/bundle.js";
 import { type CtyType, decodeValue, encodeValue, UNKNOWN } from "../../src/terraform/cty.js";
 import { installProvider } from "../../src/terraform/install.js";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/terraform/plugin-server.js";
 import { selfSignedCertificate } from "../../src/terraform/tls.js";
 import { tgw } from "../cli/tgw.js";
-import { TerraformHome, terraformAvailable } from "./harness.js";
+import { PROVIDER_BUNDLE, TerraformHome, terraformAvailable } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tgw-tf-install-"));
 const wrapper = join(
@@ -57,10 +56,8 @@ describe("tgw terraform install", () => {
   it.skipIf(!terraformAvailable())(
     "installs the bundle with a launcher naming no path: two installs, one hash (terraform providers lock)",
     async () => {
-      const bundle = join(dir, "bundle");
-      await bundleProvider(bundle);
       const installs = ["machine-a/plugins", "elsewhere/b/mirror"].map((m) =>
-        installProvider(join(dir, m), bundle),
+        installProvider(join(dir, m), PROVIDER_BUNDLE),
       );
       const folder = dirname(installs[0]?.executable ?? "");
       expect(readdirSync(folder).sort()).toEqual([
