@@ -18,6 +18,9 @@
  * A value that none of these rules can derive (a PEM certificate, an SSH public key, XML) throws an
  * error asking for `examples` in the schema, naming the type and attribute.
  */
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { allKinds, getKind, type JsonSchema, type KindDescriptor } from "../../src/model/index.js";
 import {
   desiredKindOf,
@@ -171,7 +174,15 @@ function numberOf(schema: JsonSchema, variant: Variant): number {
   return value <= max ? value : min + variant;
 }
 
+/** The example key pairs (examples/keys): variant 0 and 1 each a certificate with its own key. */
+const KEY_PAIRS = ["app.example.com", "api.example.com"];
+const exampleKey = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../../examples/keys/${name}`, import.meta.url)), "utf8");
+
 const FORMATS: Record<string, (v: Variant) => string> = {
+  // Test material from examples/keys, not `examples` in schemas/: no private key ships in the schemas.
+  "pem-certificate-chain": (v) => exampleKey(`${KEY_PAIRS[v]}.crt.pem`),
+  "pem-private-key": (v) => exampleKey(`${KEY_PAIRS[v]}.key.pem`),
   uri: (v) => `https://tgw-conformance-${v}.example.com/`,
   "date-time": (v) => `2030-0${v + 1}-01T00:00:00Z`,
   regex: (v) => `^tgw-conformance-${v}$`,
