@@ -74,7 +74,12 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   } catch {
     throw new UsageError(`${path} is not a plan file made by tgw plan --out (not JSON)`);
   }
-  if (value?.tgw_plan !== 1 || !value.check?.basis || !Array.isArray(value.config)) {
+  if (
+    value?.tgw_plan !== 1 ||
+    !value.check?.basis ||
+    !Array.isArray(value.config) ||
+    !Array.isArray(value.plan?.changes)
+  ) {
     throw new UsageError(`${path} is not a plan file made by tgw plan --out`);
   }
   return value;

@@ -76,4 +76,10 @@ it("prints a saved plan as tgw plan did, or its JSON plan, without reading anyth
   const notPlan = await run(["show", "tgw.yaml"]);
   expect(notPlan.code).toBe(1);
   expect(notPlan.stderr).toContain("tgw.yaml is not a plan file made by tgw plan --out");
+  const cut = { ...saved, plan: undefined };
+  await writeFile(join(dir, "cut.plan"), JSON.stringify(cut));
+  const damaged = await run(["show", "cut.plan"]);
+  expect(damaged.code).toBe(1);
+  expect(damaged.stderr).toContain("cut.plan is not a plan file made by tgw plan --out");
+  expect(damaged.stderr).not.toContain("    at ");
 });
