@@ -9,7 +9,7 @@
  *    keeps it. A record is stale, and rule 3 decides instead, when the object's marker names another
  *    address and was written after this state (this lineage, a marker serial above the state's: an
  *    older copy of the state was put back), or by another workspace (another lineage) for an address
- *    the configuration has.
+ *    the configuration has, unless the record's address is wanted too and no object carries its marker.
  * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
  *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
  * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
@@ -130,6 +130,8 @@ interface Context {
   claimed: Map<string, string>;
   /** The desired addresses. */
   wanted: ReadonlySet<string>;
+  /** Addresses some live object's marker of this stack names (any lineage); made when first needed. */
+  markedAddresses?: Set<string>;
 }
 
 /**
@@ -144,15 +146,27 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * Whether the state's record of `address` yields to `obj`'s marker, which names another address of
  * this stack (rule 2's exception): a marker of this lineage written after this state (a higher
  * serial: an older copy of the state was put back), or a marker of another workspace's lineage
- * naming an address the configuration has (that workspace applied it; which came first is unknown,
- * and the marker's way deletes nothing the configuration names).
+ * naming an address the configuration has, unless the record's own address is wanted and no object
+ * carries its marker. Which came first (that workspace's apply, or a `state mv` here) is unknown:
+ * either way deletes nothing the configuration names, and an object marked for the record's address
+ * says the other workspace applied last.
  */
 function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   const m = obj.marker;
   if (!ctx.useMarkers || m === undefined || m.stack !== ctx.stack || m.address === address) return false;
   if (m.lineage === undefined) return false;
-  if (m.lineage !== ctx.state.lineage) return ctx.wanted.has(m.address);
+  if (m.lineage !== ctx.state.lineage)
+    return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedAddresses(ctx).has(address));
   return m.serial !== undefined && m.serial > ctx.state.serial;
+}
+
+function markedAddresses(ctx: Context): Set<string> {
+  if (ctx.markedAddresses === undefined) {
+    ctx.markedAddresses = new Set();
+    for (const o of ctx.live.objects.values())
+      if (o.marker?.stack === ctx.stack) ctx.markedAddresses.add(o.marker.address);
+  }
+  return ctx.markedAddresses;
 }
 
 function needsMarker(ctx: Context, obj: LiveObject, address: string): boolean {

@@ -824,6 +824,18 @@ const groups: Record<string, Row[]> = {
       foreign: [{ lineage: FOREIGN, objects: 1 }],
     },
     {
+      name: "another workspace took over a, then state mv a->d here and a new a -> the record keeps d's object, a is made",
+      // Found by a 2,000-sequence journey run: no object carries d's marker, so the other workspace did
+      // not apply d after this state's rename (the row above), and the user's rename stands.
+      desired: ["tunnel_group_backends.a", "tunnel_group_backends.d"],
+      live: [obj("bkdtg_1", mine("tunnel_group_backends.a", FOREIGN))],
+      state: [rec("tunnel_group_backends.d", "bkdtg_1")],
+      expect: [
+        ["tunnel_group_backends.a", "create", NOT_LIVE],
+        ["tunnel_group_backends.d", "update", MARKER_MISSING],
+      ],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

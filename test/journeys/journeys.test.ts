@@ -231,13 +231,11 @@ describe("journeys found by the random run", () => {
       ],
       [new Remove(1), new Apply(), new RenameStateMv(0, "d"), new Apply(), new StrictTokens()],
     ));
-  // Found by a 2,000-sequence run on 2026-11-28 (also fails on 7d5dc3f): the second workspace's
-  // takeover rewrote c's marker with its lineage; then state mv c d here and a new c in the
-  // configuration. Planning, the foreign marker naming c (a wanted address) beats this state's record
-  // of d (the rule that keeps a takeover's object, c369d0f), so the object goes to c and d is made
-  // again: no object is lost, but d's identity changes although the user renamed it. Telling which
-  // came last (the takeover, or the state mv) needs an order across lineages that markers lack.
-  it.fails("KNOWN DEFECT: a second workspace takes over, then state mv c d and a new c here: d is made again and the object goes to c", () =>
+  // Found by a 2,000-sequence run on 2026-11-28: the second workspace's takeover rewrote c's marker
+  // with its lineage; then state mv c d here and a new c in the configuration. The foreign marker
+  // naming c beat this state's record of d, so the object went to c and d was made again. Now the
+  // record keeps it: d is wanted and no object carries d's marker (the other workspace did not apply d).
+  it("a second workspace takes over, then state mv c d and a new c here: d keeps the object, c is made (fixed)", () =>
     journey(
       [
         ["api_keys.a", "one"],
