@@ -29,7 +29,7 @@ import {
   runOperation,
 } from "./operations.js";
 import { ApplyProgress } from "./outcomes.js";
-import { buildRecord, sameRecord } from "./records.js";
+import { buildRecord, keepDelivery, sameRecord } from "./records.js";
 import { resolveRefs } from "./refs.js";
 import { runSteps } from "./schedule.js";
 import { buildSteps } from "./steps.js";
@@ -117,8 +117,9 @@ async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
     const resource = ctx.resources.get(c.address);
     if (c.action !== "no-op" || !c.id || !resource) return [];
     const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
-    const record = buildRecord(getKind(c.kind), resource, c.id, fields, ctx.now());
-    return sameRecord(records[c.address], record) ? [] : [record];
+    const before = records[c.address];
+    const record = keepDelivery(buildRecord(getKind(c.kind), resource, c.id, fields, ctx.now()), before);
+    return sameRecord(before, record) ? [] : [record];
   });
   const forget = plan.forget.filter((a) => a in records);
   if (adopted.length === 0 && forget.length === 0) return;

@@ -27,12 +27,18 @@ import type { EventHandler } from "./events.js";
 import type { StateJournal } from "./journal.js";
 import { liveMetadataOf } from "./live.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
-import { buildRecord, deposedRecord } from "./records.js";
+import { buildRecord, deposedRecord, keepDelivery } from "./records.js";
 import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
-import { configuredTokenFile, tokenDigest, tokenFilePath, writeTokenFile } from "./tokens.js";
+import {
+  configuredTokenFile,
+  removeDeletedKeysToken,
+  tokenDigest,
+  tokenFilePath,
+  writeTokenFile,
+} from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
 export interface IssuedToken {
@@ -186,7 +192,11 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   const id = c.id as string;
   const address =
     c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
+  const before = ctx.journal.records[address];
+  const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
   await deleteById(ctx, kind, id, address);
+  if (c.action === "delete" && digest !== undefined && !ctx.resources.has(c.address))
+    await removeDeletedKeysToken(c.address, digest, ctx.desired.configDir);
   return id;
 }
 
@@ -262,10 +272,8 @@ async function recordResult(
   delivered?: TokenDelivery,
 ): Promise<string> {
   const record = buildRecord(kind, resource, id, fields, ctx.now(), values);
-  // Where the token went is known at the create only: later records of the same object keep it.
-  const before = ctx.journal.records[resource.address];
-  const tokenDelivered = delivered ?? (before?.id === id ? before.tokenDelivered : undefined);
-  if (tokenDelivered) record.tokenDelivered = tokenDelivered;
+  if (delivered) record.tokenDelivered = delivered;
+  else keepDelivery(record, ctx.journal.records[resource.address]);
   // A result nobody waits for is noted without a promise of its own (10,000 per large apply).
   if (waitsForState(ctx)) await ctx.journal.set(record);
   else ctx.journal.note(record);

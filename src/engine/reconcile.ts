@@ -27,7 +27,7 @@ import { StateJournal } from "./journal.js";
 import type { LiveState } from "./live.js";
 import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
-import { buildRecord, sameRecord } from "./records.js";
+import { buildRecord, keepDelivery, sameRecord } from "./records.js";
 import { type RefreshScope, refresh, refreshScope } from "./refresh.js";
 import { resolveRefs } from "./refs.js";
 import { checkPlanSafety, foreignLineageMessage, type SafetyOptions } from "./safety.js";
@@ -382,9 +382,10 @@ export function needsApply(plan: Plan, desired: DesiredState, state: StateSnapsh
     const resource = resources.get(c.address);
     if (c.action !== "no-op" || !c.id || !resource) return false;
     const fields = resolveRefs(resource.fields, (a) => ids.get(a));
+    const before = state.resources[c.address];
     return !sameRecord(
-      state.resources[c.address],
-      buildRecord(getKind(c.kind), resource, c.id, fields, new Date()),
+      before,
+      keepDelivery(buildRecord(getKind(c.kind), resource, c.id, fields, new Date()), before),
     );
   });
 }

@@ -43,6 +43,16 @@ export function buildRecord(
   return record;
 }
 
+/**
+ * `record` with the token delivery of `before`, the previous record of the same object: where a key's
+ * token went is known at its create only, and a record rebuilt later (an update, a no-op whose
+ * fingerprint or references changed) must keep it. Returns `record`, changed in place.
+ */
+export function keepDelivery(record: StateRecord, before: StateRecord | undefined): StateRecord {
+  if (before?.id === record.id && before.tokenDelivered) record.tokenDelivered = before.tokenDelivered;
+  return record;
+}
+
 /** The record keeping the old object of a replace (created first) until it is deleted. */
 export function deposedRecord(address: string, kind: string, id: string, appliedAt: Date): StateRecord {
   return {

@@ -322,6 +322,24 @@ function movedTokenFile(from: string, configDir: string): string {
 }
 
 /**
+ * Removes the default token file of a deleted API key that is no longer in the configuration, when it
+ * holds that key's token (`digest`, as its record says): a dead token must not pass later for the
+ * token of another key at the address (a new key, or one `tgw state mv` brings there).
+ * @returns true when a file was removed.
+ */
+export async function removeDeletedKeysToken(
+  address: string,
+  digest: string,
+  configDir: string,
+): Promise<boolean> {
+  const file = movedTokenFile(address, configDir);
+  const text = readTokenFile(file);
+  if (!WHOLE_TOKEN.test(text) || tokenDigest(text.slice(0, -1)) !== digest) return false;
+  await rm(file, { force: true });
+  return true;
+}
+
+/**
  * Moves the token file of each renamed API key (`moved:`) from the old address's default file to the
  * new address's token file, unless that one exists: a rename keeps the token.
  * @returns the addresses whose token file was moved.

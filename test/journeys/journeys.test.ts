@@ -223,7 +223,7 @@ describe("journeys found by the random run", () => {
       [new StateRm(0), new HandDelete(0), new SecondWorkspace(), new Apply(), new StrictTokens()],
     ));
 
-  it.fails("KNOWN DEFECT: tgw state mv onto the name of a deleted key keeps that key's token file; the renamed key's token stays under the old name, never reported lost", () =>
+  it("tgw state mv onto the name of a deleted key brings the key's token file along: the deleted key's was removed with it (fixed)", () =>
     journey(
       [
         ["api_keys.a", "one"],

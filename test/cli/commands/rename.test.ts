@@ -60,6 +60,24 @@ async function applyThenEmptyPlan(): Promise<void> {
   expect(again.code).toBe(0);
 }
 
+it("state mv onto the name of a key deleted earlier: the deleted key's token file went with it, the renamed key's follows", async () => {
+  await configure("mv-onto-deleted", ["ops", "admin"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+  const token = await readFile(join(dir, ".tgw", "secrets", "ops.token"), "utf8");
+  await configure("mv-onto-deleted", ["ops"]);
+  await applyThenEmptyPlan();
+  await expect(readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).rejects.toThrow();
+
+  const moved = await run("state", "mv", "api_keys.ops", "api_keys.admin");
+  expect(moved.stdout).toContain("Moved its token file");
+  await configure("mv-onto-deleted", ["admin"]);
+  await applyThenEmptyPlan();
+  expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
+  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+  expect((await run("plan")).stderr).not.toContain("token");
+});
+
 it("state mv, then the rename in YAML: the object is kept and its marker rewritten", async () => {
   await configure("mv", ["ops"]);
   await applyThenEmptyPlan();

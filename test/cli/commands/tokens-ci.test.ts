@@ -66,6 +66,25 @@ it("the token command takes the token; another checkout sharing the state does n
   expect(plan.stderr).not.toContain("token");
 });
 
+it("where a token went outlives later applies: a change elsewhere in the stack keeps the key's record of it", async () => {
+  const yaml = "stack: ci-later\napi_keys:\n  deployer: {description: deploys}\n";
+  const dir = await checkout("later", yaml);
+  const vault = join(root, "vault-later");
+  await mkdir(vault);
+  const command = `cat > "${vault}/$TGW_TOKEN_ADDRESS"`;
+  expect((await run(dir, ["apply", "--auto-approve"], { TGW_TOKEN_COMMAND: command })).code).toBe(0);
+  // The key is a no-op in the next applies: one adds a backend, one changes its reference list.
+  await writeFile(join(dir, "tgw.yaml"), `${yaml}tunnel_group_backends:\n  web: {description: web}\n`);
+  expect((await run(dir, ["apply", "--auto-approve"])).code).toBe(0);
+  await writeFile(join(dir, "tgw.yaml"), yaml);
+  expect((await run(dir, ["apply", "--auto-approve"])).code).toBe(0);
+  const state = JSON.parse(await readFile(join(dir, ".tgw", "state.json"), "utf8"));
+  expect(state.resources["api_keys.deployer"].tokenDelivered).toEqual({ to: "command" });
+  const plan = await run(dir, ["plan", "--detailed-exitcode"]);
+  expect(plan.code).toBe(0);
+  expect(plan.stderr).not.toContain("token");
+});
+
 it("a token written on another machine is not lost here; one written on a CI runner is said to go with it", async () => {
   const yaml = "stack: ci-files\napi_keys:\n  ci: {}\n";
   const first = await checkout("first", yaml);
