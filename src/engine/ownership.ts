@@ -130,8 +130,8 @@ interface Context {
   claimed: Map<string, string>;
   /** The desired addresses. */
   wanted: ReadonlySet<string>;
-  /** Addresses some live object's marker of this stack names (any lineage); made when first needed. */
-  markedAddresses?: Set<string>;
+  /** See `markedAddresses`. */
+  markedAddresses?: Map<string, "this lineage" | "another lineage">;
 }
 
 /**
@@ -144,27 +144,41 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
 
 /**
  * Whether the state's record of `address` yields to `obj`'s marker, which names another address of
- * this stack (rule 2's exception): a marker of this lineage written after this state (a higher
- * serial: an older copy of the state was put back), or a marker of another workspace's lineage
- * naming an address the configuration has, unless the record's own address is wanted and no object
- * carries its marker. Which came first (that workspace's apply, or a `state mv` here) is unknown:
- * either way deletes nothing the configuration names, and an object marked for the record's address
- * says the other workspace applied last.
+ * this stack (rule 2's exception):
+ * - a marker of this lineage written after this state (a higher serial: an older copy of the state
+ *   was put back);
+ * - a marker naming an address the configuration has, when another workspace (another lineage) has
+ *   an object marked for the record's address (it applied that address too);
+ * - a marker of another workspace's lineage naming an address the configuration has, when the
+ *   record's own address is not wanted or some object carries its marker.
+ * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
+ * nothing the configuration names.
  */
 function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   const m = obj.marker;
   if (!ctx.useMarkers || m === undefined || m.stack !== ctx.stack || m.address === address) return false;
   if (m.lineage === undefined) return false;
+  const markedFor = markedAddresses(ctx).get(address);
   if (m.lineage !== ctx.state.lineage)
-    return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedAddresses(ctx).has(address));
-  return m.serial !== undefined && m.serial > ctx.state.serial;
+    return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedFor !== undefined);
+  if (m.serial !== undefined && m.serial > ctx.state.serial) return true;
+  return ctx.wanted.has(m.address) && markedFor === "another lineage";
 }
 
-function markedAddresses(ctx: Context): Set<string> {
+/**
+ * The addresses that live objects' markers of this stack name: `another lineage` when one of them
+ * carries another lineage than this state's, else `this lineage`. Made when first needed.
+ */
+function markedAddresses(ctx: Context): Map<string, "this lineage" | "another lineage"> {
   if (ctx.markedAddresses === undefined) {
-    ctx.markedAddresses = new Set();
-    for (const o of ctx.live.objects.values())
-      if (o.marker?.stack === ctx.stack) ctx.markedAddresses.add(o.marker.address);
+    const marked = new Map<string, "this lineage" | "another lineage">();
+    for (const o of ctx.live.objects.values()) {
+      const m = o.marker;
+      if (m?.stack !== ctx.stack || marked.get(m.address) === "another lineage") continue;
+      const foreign = m.lineage !== undefined && m.lineage !== ctx.state.lineage;
+      marked.set(m.address, foreign ? "another lineage" : "this lineage");
+    }
+    ctx.markedAddresses = marked;
   }
   return ctx.markedAddresses;
 }

@@ -836,6 +836,24 @@ const groups: Record<string, Row[]> = {
       ],
     },
     {
+      name: "state mv c->a here, then another workspace applied a and c -> the markers decide, nothing deleted or made",
+      // Found by a 2,000-sequence journey run: the other workspace kept the object as c (its marker,
+      // of this lineage, unchanged) and made a new a; the record of a yields rather than delete that a.
+      desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.c", 1)),
+        obj("bkdtg_2", mine("tunnel_group_backends.a", FOREIGN)),
+      ],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [
+        ["tunnel_group_backends.a", "no-op", RECOVERED],
+        ["tunnel_group_backends.c", "no-op", RECOVERED],
+      ],
+      adopted: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
+      foreign: [{ lineage: FOREIGN, objects: 1 }],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { createAccount } from "../../src/server/account.js";
+import { tokenHash } from "../../src/server/ids.js";
 import { startServer } from "../../src/server/server.js";
 import type { RecordedRequest } from "../../src/server/types.js";
 
@@ -55,6 +56,8 @@ export interface TestServer {
   resetRequests(): void;
   /** Makes a new, empty account on this server and returns its first admin token (docs/server.md > Accounts and roles). */
   newAccount(): { accountId: string; token: string };
+  /** The id of the live API key whose token `token` is, or undefined (a test oracle, never the API). */
+  keyOf(token: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     newAccount: () => {
       const { accountId, token } = createAccount(server.app.store);
       return { accountId, token };
+    },
+    keyOf: (token) => {
+      const found = server.app.store.findTokenHash(tokenHash(token).toString("base64"));
+      return found && server.app.store.getInAnyAccount(found.keyId) ? found.keyId : undefined;
     },
     close: server.close,
   };

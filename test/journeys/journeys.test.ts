@@ -29,6 +29,7 @@ import {
   Edit,
   HandDelete,
   HandEdit,
+  Import,
   OlderState,
   Remove,
   RenameMoved,
@@ -248,5 +249,13 @@ describe("journeys found by the random run", () => {
         new Add("api_keys.c", "one"),
         new HandDelete(0),
       ],
+    ));
+  // Found by a 2,000-sequence run on 2026-11-28: the second workspace kept the object as c (its marker
+  // of this lineage unchanged) and made a new a; this state's record of a (state mv c a) kept the
+  // object as a, and the plan deleted the other workspace's a as a duplicate and made c again.
+  it("state mv c a, then a second workspace applies a and c: its objects stand, nothing is deleted or made (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [new RenameStateMv(0, "a"), new Import("api_keys.c", "one"), new SecondWorkspace(), new Apply()],
     ));
 });
