@@ -280,12 +280,12 @@ async function withoutApply(run: Run, plan: Plan, state: StateSnapshot): Promise
 
 /** Emits `token_lost` for each API key token the plan leaves without a file or a delivery. */
 async function reportLostTokens(
-  { desired, emit }: Run,
+  { desired, emit, api }: Run,
   plan: Plan,
   state: StateSnapshot,
   recovered?: ReadonlyMap<string, string>,
 ): Promise<void> {
-  for (const t of await lostTokens(plan, desired, recovered, state.resources))
+  for (const t of await lostTokens(plan, desired, recovered, state.resources, api.tokenIsLive?.bind(api)))
     emit({ type: "token_lost", ...t });
 }
 

@@ -221,6 +221,7 @@ export async function lostTokens(
   desired: DesiredState,
   recovered: ReadonlyMap<string, string> = new Map(),
   records: Readonly<Record<string, StateRecord>> = {},
+  isLive?: (token: string) => Promise<boolean>,
 ): Promise<LostToken[]> {
   // Made at the first key that may have lost its token: none in a plan of creates.
   let resources: Map<string, DesiredResource> | undefined;
@@ -253,7 +254,13 @@ export async function lostTokens(
     if (
       id === undefined &&
       kept &&
-      !(await hasToken(c, tokenFilePath(configured, desired.configDir), listed, records[c.address])) &&
+      !(await hasToken(
+        c,
+        tokenFilePath(configured, desired.configDir),
+        listed,
+        records[c.address],
+        isLive,
+      )) &&
       !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
     )
       id = c.id;
@@ -286,6 +293,7 @@ async function hasToken(
   file: string,
   listed: (path: string) => Promise<boolean>,
   record: StateRecord | undefined,
+  isLive: ((token: string) => Promise<boolean>) | undefined,
 ): Promise<boolean> {
   if (!(await listed(file))) return false;
   const digest = record?.tokenDelivered?.digest;
@@ -294,7 +302,10 @@ async function hasToken(
   if (digest === undefined && !c.adopted) return true;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
-  return digest === undefined || tokenDigest(text.slice(0, -1)) === digest;
+  if (digest !== undefined) return tokenDigest(text.slice(0, -1)) === digest;
+  // Adopted and not recorded: the file may hold a deleted key's token (a `tgw state rm`, then the key
+  // deleted by hand and made again elsewhere). The API tells whether the token still works.
+  return isLive === undefined || (await isLive(text.slice(0, -1)));
 }
 
 /**

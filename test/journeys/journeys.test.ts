@@ -215,10 +215,9 @@ describe("journeys found by the random run", () => {
       [new RenameStateMv(0, "d"), new SecondWorkspace(), new Apply(), new StrictTokens()],
     ));
 
-  // A token file whose key no record names (state rm) does not say which key it is for: these keys
-  // keep a deleted key's token file and are never reported token_lost. Left out of the random run
-  // (checkTokens without `strict`).
-  it.fails("KNOWN DEFECT: state rm, the key deleted by hand, a second workspace applies: the adopted key keeps the deleted key's token file, never reported lost", () =>
+  // A token file whose key no record names (state rm) did not say which key it is for: the adopted key
+  // kept a deleted key's token file and was never reported lost. Now the API says the token is dead.
+  it("state rm, the key deleted by hand, a second workspace applies: the adopted key's token file holds a dead token, reported lost (fixed)", () =>
     journey(
       [["api_keys.a", "one"]],
       [new StateRm(0), new HandDelete(0), new SecondWorkspace(), new Apply(), new StrictTokens()],

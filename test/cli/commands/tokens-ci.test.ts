@@ -137,3 +137,23 @@ it("an imported key marked token_kept_elsewhere is never reported lost", async (
   expect(quiet.code).toBe(0);
   expect(quiet.stderr).not.toContain("token");
 });
+
+it("a token file left by a deleted key does not pass for the token of the key adopted at its address", async () => {
+  const yaml = "stack: ci-dead-token\napi_keys:\n  a: {description: the key}\n";
+  const first = await checkout("first", yaml);
+  expect((await run(first, ["apply", "--auto-approve"])).code).toBe(0);
+  const { id } = JSON.parse(await readFile(join(first, ".tgw", "state.json"), "utf8")).resources[
+    "api_keys.a"
+  ];
+  expect((await run(first, ["state", "rm", "api_keys.a"])).code).toBe(0);
+  const deleted = await fetch(`${server.url}/api_keys/${id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${server.token}`, "service-version": "2" },
+  });
+  expect(deleted.status).toBe(204);
+  // Another checkout makes the key again; this one adopts it through its marker.
+  expect((await run(await checkout("second", yaml), ["apply", "--auto-approve"])).code).toBe(0);
+  const plan = await run(first, ["plan", "--takeover"]);
+  expect(plan.stderr).toMatch(/the token of api_keys\.a \(ak_\w+\) is not on this machine/);
+  expect(plan.stderr).not.toContain(id);
+});
