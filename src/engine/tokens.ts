@@ -284,9 +284,10 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
 
 /**
  * True when the token file of a kept key holds its token. When the state recorded the token's digest
- * for this very key, the file must hold that token (not emptied, not another key's token). Without a
- * digest (older states, a key adopted through its marker), a file must exist, and for an adopted key
- * (an apply was killed) hold a whole token: a kill between its creation and the write leaves it empty.
+ * for this very key, the file must hold that token (not emptied, not another key's token). Otherwise
+ * (older states, a key adopted through its marker) a file must exist, and for an adopted key or one
+ * whose record is of another object hold a whole token (a kill between its creation and the write
+ * leaves it empty), not the recorded object's, that `isLive` (when given) says a live key's.
  */
 async function hasToken(
   c: Plan["changes"][number],
@@ -297,15 +298,18 @@ async function hasToken(
 ): Promise<boolean> {
   if (!(await listed(file))) return false;
   const digest = record?.tokenDelivered?.digest;
-  // The record of another object (the key at this address was made again): its token is not this key's.
-  if (digest !== undefined && record?.id !== c.id) return false;
-  if (digest === undefined && !c.adopted) return true;
+  // The record is of this very key, with its token's digest: the file must hold exactly that token.
+  const own = digest !== undefined && record?.id === c.id;
+  if (!own && digest === undefined && !c.adopted) return true;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
-  if (digest !== undefined) return tokenDigest(text.slice(0, -1)) === digest;
+  const token = text.slice(0, -1);
+  if (own) return tokenDigest(token) === digest;
+  // A record of another object (the key at this address was made again) whose token the file holds.
+  if (digest !== undefined && tokenDigest(token) === digest) return false;
   // Adopted and not recorded: the file may hold a deleted key's token (a `tgw state rm`, then the key
   // deleted by hand and made again elsewhere). The API tells whether the token still works.
-  return isLive === undefined || (await isLive(text.slice(0, -1)));
+  return isLive === undefined || (await isLive(token));
 }
 
 /**

@@ -59,6 +59,7 @@ describe("lost tokens", () => {
   it("an empty token file of a key adopted through its marker (a kill between its creation and the write) is a lost token", async () => {
     await run({ mode: "apply" });
     const id = (await bench.store.read()).resources["api_keys.ops"]?.id;
+    const token = await readFile(join(secrets(), "ops.token"), "utf8");
     await writeFile(join(secrets(), "ops.token"), "");
     await bench.loseState();
     const planned = lost(await run({ mode: "plan" }));
@@ -68,8 +69,11 @@ describe("lost tokens", () => {
       id,
       file: ".tgw/secrets/ops.token",
     });
-    // Whole again: not lost (and the state records the key again for the next test).
+    // A whole token that the API refuses (a deleted key's): lost too.
     await writeFile(join(secrets(), "ops.token"), "tgw_ops\n");
+    expect(lost(await run({ mode: "plan" })).map((e) => e.address)).toContain("api_keys.ops");
+    // Its own token again: not lost (and the state records the key again for the next test).
+    await writeFile(join(secrets(), "ops.token"), token);
     expect(lost(await run({ mode: "apply" })).map((e) => e.address)).not.toContain("api_keys.ops");
   });
 

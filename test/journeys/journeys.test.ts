@@ -30,6 +30,7 @@ import {
   HandDelete,
   HandEdit,
   Import,
+  InterruptedApply,
   OlderState,
   Remove,
   RenameMoved,
@@ -257,4 +258,10 @@ describe("journeys found by the random run", () => {
       [["api_keys.c", "one"]],
       [new RenameStateMv(0, "a"), new Import("api_keys.c", "one"), new SecondWorkspace(), new Apply()],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: the interrupted apply made the key again and wrote its
+  // token; the older state copy records the deleted key, with that key's token digest. The key made
+  // again, adopted through its marker, was reported lost although its file holds its token.
+  it("the key deleted by hand is made again, then an older state copy is put back: its token is not reported lost (fixed)", () =>
+    journey([["api_keys.a", "one"]], [new HandDelete(0), new InterruptedApply(9), new OlderState(0)]));
 });
