@@ -313,7 +313,7 @@ async function applyLocked(run: Run, plan: Plan, state: StateSnapshot): Promise<
       emit(e);
     },
   });
-  await moveTokenFiles(plan, desired);
+  await moveTokenFiles(plan, desired, api.tokenIsLive?.bind(api));
   await reportLostTokens(run, plan, state, recovered);
   // Made when read (watch reads it; the CLI does not): a copy of every record.
   let after: StateSnapshot | undefined;

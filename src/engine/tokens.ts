@@ -261,7 +261,15 @@ export async function lostTokens(
         records[c.address],
         isLive,
       )) &&
-      !(c.movedFrom && (await listed(movedTokenFile(c.movedFrom, desired.configDir))))
+      !(
+        c.movedFrom &&
+        (await movableTokenFile(
+          c.movedFrom,
+          tokenFilePath(configured, desired.configDir),
+          desired.configDir,
+          isLive,
+        ))
+      )
     )
       id = c.id;
     // The shown path only for a lost token: it costs a path.relative, and there are thousands of keys.
@@ -355,20 +363,44 @@ export async function removeDeletedKeysToken(
 }
 
 /**
+ * The old default token file of a key renamed with `moved:` (from `from`), when apply moves it to the
+ * key's token file `to`: it exists, and `to` does not, or holds no whole token, or one `isLive` says is
+ * dead (a deleted key's, left there). Never over a token that may still work.
+ */
+async function movableTokenFile(
+  from: string,
+  to: string,
+  configDir: string,
+  isLive: ((token: string) => Promise<boolean>) | undefined,
+): Promise<string | undefined> {
+  const file = movedTokenFile(from, configDir);
+  if (file === to || !(await exists(file))) return undefined;
+  if (!(await exists(to))) return file;
+  const text = readTokenFile(to);
+  if (!WHOLE_TOKEN.test(text)) return file;
+  return isLive !== undefined && !(await isLive(text.slice(0, -1))) ? file : undefined;
+}
+
+/**
  * Moves the token file of each renamed API key (`moved:`) from the old address's default file to the
- * new address's token file, unless that one exists: a rename keeps the token.
+ * new address's token file, unless that one may hold a working token (`movableTokenFile`): a rename
+ * keeps the token.
  * @returns the addresses whose token file was moved.
  */
-export async function moveTokenFiles(plan: Plan, desired: DesiredState): Promise<string[]> {
+export async function moveTokenFiles(
+  plan: Plan,
+  desired: DesiredState,
+  isLive?: (token: string) => Promise<boolean>,
+): Promise<string[]> {
   const moved: string[] = [];
   if (!plan.changes.some((c) => c.movedFrom)) return moved;
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   for (const c of plan.changes) {
     const r = resources.get(c.address);
     if (!c.movedFrom || !r || !returnsToken(c.kind)) continue;
-    const from = movedTokenFile(c.movedFrom, desired.configDir);
     const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    if (from === to || (await exists(to)) || !(await exists(from))) continue;
+    const from = await movableTokenFile(c.movedFrom, to, desired.configDir, isLive);
+    if (from === undefined) continue;
     await mkdir(dirname(to), { recursive: true, mode: 0o700 });
     await rename(from, to);
     moved.push(c.address);

@@ -31,6 +31,7 @@ import {
   HandEdit,
   Import,
   InterruptedApply,
+  LoseStateTakeover,
   OlderState,
   Remove,
   RenameMoved,
@@ -264,4 +265,19 @@ describe("journeys found by the random run", () => {
   // again, adopted through its marker, was reported lost although its file holds its token.
   it("the key deleted by hand is made again, then an older state copy is put back: its token is not reported lost (fixed)", () =>
     journey([["api_keys.a", "one"]], [new HandDelete(0), new InterruptedApply(9), new OlderState(0)]));
+
+  // Found by a 2,000-sequence run on 2026-11-28: the object of c, forgotten (state rm) and then pruned
+  // by its marker, left its token in c.token; renamed back to c with moved:, the key's token file
+  // stayed under a, and c.token, holding the dead token, was taken for the key's.
+  it("a moved: rename onto an address whose token file holds a deleted key's token: the file is replaced (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [
+        new StateRm(0),
+        new RenameStateMv(0, "a"),
+        new LoseStateTakeover(),
+        new RenameMoved(0, "c"),
+        new WatchTick(),
+      ],
+    ));
 });
