@@ -61,7 +61,7 @@ const shownDirs = new Map<string, string>();
  * directories with mode 0700; resolves once the token is in `path` (docs/plan.md, "Token files"):
  * - no file at `path` (a new key): the file is created there exclusively (`O_EXCL`, which a symlink
  *   fails too) and the token written in one call; if that write fails the file is removed. Cheaper than
- *   a temporary file and a rename by about 40 % at 5,000 keys; a kill between the open and the write
+ *   a temporary file and a rename (bench/README.md); a kill between the open and the write
  *   leaves an empty file, which `lostTokens` reports as a lost token;
  * - a file at `path` (a rotated key): replaced atomically (`<path>.<pid>.tmp`, then a rename), so the
  *   old token stays whole until the new one is.
@@ -292,10 +292,11 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
 
 /**
  * True when the token file of a kept key holds its token. When the state recorded the token's digest
- * for this very key, the file must hold that token (not emptied, not another key's token). Otherwise
- * (older states, a key adopted through its marker) a file must exist, and for an adopted key or one
- * whose record is of another object hold a whole token (a kill between its creation and the write
- * leaves it empty), not the recorded object's, that `isLive` (when given) says a live key's.
+ * for this very key, the file must hold that token (not emptied, not another key's token). With a
+ * record of this key from before digests were recorded, a file must exist. Otherwise (a key adopted
+ * through its marker, or renamed with `moved:` after the state was lost) it must hold a whole token (a
+ * kill between its creation and the write leaves it empty), not a recorded other object's, that
+ * `isLive` (when given) says a live key's.
  */
 async function hasToken(
   c: Plan["changes"][number],
@@ -308,7 +309,8 @@ async function hasToken(
   const digest = record?.tokenDelivered?.digest;
   // The record is of this very key, with its token's digest: the file must hold exactly that token.
   const own = digest !== undefined && record?.id === c.id;
-  if (!own && digest === undefined && !c.adopted) return true;
+  // A record of this key from before digests were recorded: the file's existence is all there is.
+  if (!own && !c.adopted && record !== undefined && record.id === c.id) return true;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
   const token = text.slice(0, -1);

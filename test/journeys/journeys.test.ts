@@ -280,4 +280,14 @@ describe("journeys found by the random run", () => {
         new WatchTick(),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: the other workspace pruned the key (its marker named
+  // a, which its configuration lacked) and made b; b.token here kept the pruned key's token. With the
+  // state lost, the moved: rename b -> a carried that dead token to a, and a key with no record was
+  // taken to hold its token because its file existed.
+  it("a state lost after the other workspace replaced b, then moved: b -> a: the dead token moved along is reported lost (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new RenameStateMv(0, "b"), new SecondWorkspace(), new RenameMoved(0, "a"), new LoseStateTakeover()],
+    ));
 });
