@@ -1,7 +1,7 @@
 /**
  * How `bin/tgw.js` runs the CLI: the bundle `dist/tgw/tgw.cjs` (scripts/bundle.ts), compiled with a V8
  * code cache kept in the user's cache directory (src/cache-dir.ts). Parsing and compiling the bundle is
- * most of what a run's start-up costs (issue 13); the cache holds the bytecode of what an earlier run of
+ * most of what a run's start-up costs (bench/README.md); the cache holds the bytecode of what an earlier run of
  * the same command compiled, so V8 does not do it again. Node 22 has this built in
  * (`module.enableCompileCache`); Node 20 only offers it to scripts compiled through node:vm, as here.
  *

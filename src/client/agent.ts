@@ -1,8 +1,8 @@
 /**
  * undici's `Agent` with its request API, without the rest of undici. The package's index also loads
  * fetch, WebSocket, the HTTP cache and the mocks, and through them Node's own copy of undici (they read
- * a global such as `File` at load): tens of milliseconds of every run's start-up for nothing the client
- * uses (issue 13). These are the modules the index combines into its `Agent` (undici 7 index.js:
+ * a global such as `File` at load): a noticeable part of every run's start-up for nothing the client
+ * uses (bench/README.md). These are the modules the index combines into its `Agent` (undici 7 index.js:
  * `Object.assign(Dispatcher.prototype, api)`); test/client/agent.test.ts checks that they still are, and
  * package.json pins undici exactly (its "//undici" note).
  */

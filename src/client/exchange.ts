@@ -2,7 +2,7 @@
  * One HTTP exchange through undici's dispatcher (`Dispatcher.dispatch` with a handler of callbacks),
  * its body gathered into a string. `request()` would wrap each attempt in an AbortController, a
  * Readable stream for the body and a header object: per API call, more of the main thread than the
- * exchange itself (issue 13). Here the deadline and the caller's signal abort the exchange through
+ * exchange itself. Here the deadline and the caller's signal abort the exchange through
  * the abort function undici hands the handler, and headers stay raw until one is asked for.
  */
 import type { Dispatcher } from "undici";

@@ -1,8 +1,8 @@
 /**
  * Reports the calls of a client that wait long (`ApiClientOptions.onWaiting`) from one timer that
  * looks at every pending wait a few times a second, instead of a timer (and an interval) per attempt:
- * an apply's thousands of calls each end long before 2 s, and two timers per call were a measurable
- * part of its CPU (issue 13). A report comes at most `TICK_MS` later than its due time.
+ * an apply's thousands of calls each end long before a report is due, and two timers per call were a
+ * measurable part of its CPU. A report comes at most `TICK_MS` later than its due time.
  */
 
 /** Methods the API uses. */

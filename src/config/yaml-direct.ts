@@ -18,8 +18,8 @@
  *
  * A node or key keeps its line and column as numbers, and its `pos` / `keyPos` object is made when
  * read: only a problem, a rule or a resource's source location reads one, so most are never made
- * (a 10,000-resource file has about 80,000 positions; each was an object of its own, a tenth of the
- * load's time with the garbage collections they caused: issue 13).
+ * (a large file has about eight positions per resource; an object for each cost the load much of its
+ * time in garbage collection: bench/README.md).
  */
 import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./nodes.js";
 

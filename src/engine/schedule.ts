@@ -7,7 +7,7 @@
  *
  * A ready queue and a count of each step's unfinished dependencies, rather than a promise chain per
  * step (the p-limit queue with a promise per dependency wait): an apply of thousands of steps spent a
- * measurable part of its CPU on those promises (issue 13). Ready steps start in plan order.
+ * measurable part of its CPU on those promises. Ready steps start in plan order.
  */
 import type { Step } from "./steps.js";
 

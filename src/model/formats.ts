@@ -71,7 +71,7 @@ const PLAIN_HTTP_URI =
 
 /**
  * ajv-formats' `uri` (RFC 3986), which accepts a plain http(s) URL without running its full regular
- * expression: V8 takes about 3 ms to compile that one, at its first two uses in every run (issue 13).
+ * expression: compiling that one is a noticeable part of every run's start-up (bench/README.md).
  */
 function uriFormat(value: string): boolean {
   return PLAIN_HTTP_URI.test(value) || (fullFormats.uri as (value: string) => boolean)(value);

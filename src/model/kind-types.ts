@@ -82,7 +82,7 @@ export interface KindDescriptor {
 /**
  * A kind descriptor as plain data (sets as arrays): the form of ./kinds.gen.ts, which `npm run gen`
  * derives from `schemas/` (./kinds-derive.ts), so that a run does not read and resolve every schema
- * at start-up (issue 13).
+ * at start-up.
  */
 export type KindData = Omit<KindDescriptor, "operations" | "defs"> & {
   operations: Operation[];

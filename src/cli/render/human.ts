@@ -61,8 +61,8 @@ const CHUNK_LINES = 2048;
 
 /**
  * Renders `plan` as `renderPlan` does, handing the text to `write` in chunks of whole lines as it is
- * made: a plan of 10,000 creates is 2.7 MB of text, which, held whole until the end, the garbage
- * collector would copy again at every young-generation collection during the rendering (issue 13).
+ * made: a plan of thousands of creates is megabytes of text, which, held whole until the end, the
+ * garbage collector would copy again at every young-generation collection during the rendering.
  */
 export function writePlan(plan: Plan, c: Colors, write: (chunk: string) => void): void {
   const out: string[] = [];

@@ -106,9 +106,9 @@ export function responseJson(shown: Record<string, unknown>): string {
 
 /**
  * The UTF-8 bytes of a response body's JSON text, kept for a frozen one (see render): a list page
- * read again is mostly the same objects, and serialising them was a third of its time. Bytes rather
+ * read again is mostly the same objects, and serialising them was much of its time. Bytes rather
  * than text for the items of a list: the page is sent as one Buffer joined from them, which Node
- * writes as is, where a string of 19 KB was measured for its length and encoded on every answer.
+ * writes as is, where a string is measured for its length and encoded on every answer.
  */
 export function responseBytes(shown: Record<string, unknown>): Buffer {
   if (!Object.isFrozen(shown)) return Buffer.from(JSON.stringify(shown));

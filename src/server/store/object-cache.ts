@@ -2,8 +2,8 @@
  * Parsed objects, the positions of each list, account settings and the API key of each token hash
  * found kept in memory between requests, so that a GET, a list page, or the account or key lookup of
  * every request does not fetch and parse the same rows again: better-sqlite3
- * builds every column of every row as a JavaScript value (about 4 µs a row, 0.4 ms for a page of
- * 100, most of a list request's time), where a hit is a map lookup.
+ * builds every column of every row as a JavaScript value (most of a list request's time), where a hit
+ * is a map lookup.
  *
  * What keeps it exact (the store, ./resource-store.ts, follows these rules):
  * - it is filled only by reads made outside a transaction, so a transaction that is rolled back
