@@ -292,11 +292,10 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
 
 /**
  * True when the token file of a kept key holds its token. When the state recorded the token's digest
- * for this very key, the file must hold that token (not emptied, not another key's token). With a
- * record of this key from before digests were recorded, a file must exist. Otherwise (a key adopted
- * through its marker, or renamed with `moved:` after the state was lost) it must hold a whole token (a
- * kill between its creation and the write leaves it empty), not a recorded other object's, that
- * `isLive` (when given) says a live key's.
+ * for this very key, the file must hold that token (not emptied, not another key's token). Otherwise
+ * (an imported key, one adopted through its marker, a record from before digests) it must hold a whole
+ * token (a kill between its creation and the write leaves it empty), not a recorded other object's,
+ * that `isLive` (when given) says is a live key's: the file may be a deleted key's, left there.
  */
 async function hasToken(
   c: Plan["changes"][number],
@@ -309,8 +308,6 @@ async function hasToken(
   const digest = record?.tokenDelivered?.digest;
   // The record is of this very key, with its token's digest: the file must hold exactly that token.
   const own = digest !== undefined && record?.id === c.id;
-  // A record of this key from before digests were recorded: the file's existence is all there is.
-  if (!own && !c.adopted && record !== undefined && record.id === c.id) return true;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
   const token = text.slice(0, -1);

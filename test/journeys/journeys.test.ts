@@ -290,4 +290,13 @@ describe("journeys found by the random run", () => {
       [["api_keys.a", "one"]],
       [new RenameStateMv(0, "b"), new SecondWorkspace(), new RenameMoved(0, "a"), new LoseStateTakeover()],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: the key of a, forgotten (state rm), was pruned by its
+  // marker after the state was lost; a.token kept its dead token, and the key imported as a then was
+  // taken to hold it, its record (an import's) having no digest.
+  it("a key imported at an address whose token file holds a deleted key's token: reported lost (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new StateRm(0), new RenameStateMv(0, "d"), new LoseStateTakeover(), new Import("api_keys.a", "one")],
+    ));
 });
