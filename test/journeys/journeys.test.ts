@@ -299,4 +299,17 @@ describe("journeys found by the random run", () => {
       [["api_keys.a", "one"]],
       [new StateRm(0), new RenameStateMv(0, "d"), new LoseStateTakeover(), new Import("api_keys.a", "one")],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: tgw state mv of a backend c -> b moved c.token (the
+  // token file of api_keys.c) to b.token, over the token file api_keys.b was getting by its rename.
+  it("state mv of a backend moves no API key's token file (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.c", "one"],
+        ["api_keys.c", "one"],
+        ["api_keys.d", "one"],
+      ],
+      [new RenameMoved(0, "b"), new RenameStateMv(3, "b")],
+    ));
 });

@@ -8,8 +8,9 @@
  * their descriptions, the `moved:` entries) and, for every address seen applied, the id of its object.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { moveRecord } from "../../src/cli/commands/state.js";
 import { type Api, type ApiClient, ApiError } from "../../src/client/index.js";
 import { importResource } from "../../src/engine/adopt.js";
 import {
@@ -21,6 +22,7 @@ import {
   reconcile,
   UnsafePlanError,
 } from "../../src/engine/index.js";
+import { UsageError } from "../../src/errors.js";
 import type { DesiredState } from "../../src/model/desired.js";
 import { collections, decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
@@ -356,9 +358,8 @@ export function interrupting(api: Api, after: number, controller: AbortControlle
 }
 
 /**
- * `tgw state mv FROM TO` in `workspace`: the record renamed under the state lock, the default token file
- * moved unless the new one exists (src/cli/commands/state.ts). @returns false when the CLI refuses
- * (FROM not in the state, TO already there): nothing changed.
+ * `tgw state mv FROM TO` in `workspace`, as the CLI does it (src/cli/commands/state.ts `moveRecord`).
+ * @returns false when the CLI refuses (FROM not in the state, TO already there): nothing changed.
  */
 export async function stateMv(
   world: World,
@@ -366,23 +367,13 @@ export async function stateMv(
   from: string,
   to: string,
 ): Promise<boolean> {
-  const store = storeOf(world, workspace);
-  const before = await store.read();
-  if (before.serial === 0) return false;
-  const unlock = await store.lock({ timeoutMs: 0, holder: "tgw state mv" });
   try {
-    const snapshot = await store.read();
-    const found = snapshot.resources[from];
-    if (found === undefined || snapshot.resources[to] !== undefined) return false;
-    delete snapshot.resources[from];
-    snapshot.resources[to] = { ...found, address: to };
-    await store.write(snapshot);
-  } finally {
-    await unlock();
+    await moveRecord(storeOf(world, workspace), from, to, 0);
+    return true;
+  } catch (err) {
+    if (err instanceof UsageError) return false;
+    throw err;
   }
-  const [oldFile, newFile] = [tokenFile(workspace, from), tokenFile(workspace, to)];
-  if (!existsSync(newFile) && existsSync(oldFile)) await rename(oldFile, newFile);
-  return true;
 }
 
 /** `tgw state rm ADDRESS` in `workspace`. @returns false when the address is not in the state. */

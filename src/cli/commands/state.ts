@@ -14,6 +14,7 @@ import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
 import { UsageError } from "../../errors.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
+import { returnsToken } from "../../model/token-file.js";
 import { closest } from "../../model/words.js";
 import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
 import type { RegisterCommand } from "../command.js";
@@ -203,12 +204,35 @@ async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: s
 /** `tgw state mv OLD NEW`: the record and its default token file, under the lock. */
 async function runMv(from: string, to: string, opts: LocateOptions & { lockTimeout: string }): Promise<void> {
   const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
+  const store = await openStore(opts, "tgw state mv");
+  const { record, tokenFile } = await moveRecord(store, from, to, timeoutMs);
+  process.stdout.write(
+    `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
+  );
+  if (tokenFile) process.stdout.write(`Moved its token file to ${tokenFile}.\n`);
+  process.stdout.write(
+    `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
+  );
+}
+
+/**
+ * What `tgw state mv FROM TO` does, without its output: moves the record of `from` to `to` under the
+ * state lock, then an API key's default token file beside a state file (none for other kinds, whose
+ * names could be a key's). @returns the moved record and the token file's new path, if one moved.
+ * @throws UsageError (bad address, not in the state, `to` taken, a module), LockTimeoutError, and the
+ *   store's errors.
+ */
+export async function moveRecord(
+  store: StateStore,
+  from: string,
+  to: string,
+  timeoutMs: number,
+): Promise<{ record: StateRecord; tokenFile?: string }> {
   if (from.split(".")[0] !== to.split(".")[0] || !/^[a-z0-9_]+\.[a-z0-9][a-z0-9_-]{0,62}$/.test(to)) {
     throw new UsageError(
       `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
     );
   }
-  const store = await openStore(opts, "tgw state mv");
   const before = await store.read();
   if (before.serial === 0) throw notInState([from], store.location, before);
   const unlock = await store.lock({ timeoutMs, holder: "tgw state mv" });
@@ -228,16 +252,11 @@ async function runMv(from: string, to: string, opts: LocateOptions & { lockTimeo
   } finally {
     await unlock();
   }
-  process.stdout.write(
-    `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
-  );
-  // The default token file sits beside a state file (a PostgreSQL state has no directory).
-  const moved =
-    store instanceof FileStateStore ? await moveDefaultTokenFile(store.path, from, to) : undefined;
-  if (moved) process.stdout.write(`Moved its token file to ${moved}.\n`);
-  process.stdout.write(
-    `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
-  );
+  const tokenFile =
+    store instanceof FileStateStore && returnsToken(record.kind)
+      ? await moveDefaultTokenFile(store.path, from, to)
+      : undefined;
+  return tokenFile === undefined ? { record } : { record, tokenFile };
 }
 
 /**

@@ -276,4 +276,14 @@ describe("tgw state mv", () => {
     expect(after.resources["api_keys.ci"]).toBeUndefined();
     expect(await readdir(join(dir, ".tgw", "secrets"))).toEqual(["ops.token"]);
   });
+
+  it("moves no token file for a kind without tokens, even one named like a key", async () => {
+    await seed();
+    await mkdir(join(dir, ".tgw", "secrets"), { recursive: true });
+    await writeFile(join(dir, ".tgw", "secrets", "web.token"), "tok\n");
+    const run = await tgw(["state", "mv", "tls_certificates.web", "tls_certificates.site"], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("token file");
+    expect(await readdir(join(dir, ".tgw", "secrets"))).toEqual(["web.token"]);
+  });
 });
