@@ -10,7 +10,6 @@ import {
   COLLECTIONS,
   checkConverged,
   checkTokens,
-  describePlan,
   InvariantError,
   importAs,
   interrupting,
@@ -259,11 +258,6 @@ export class Apply extends Base {
   async run(m: Model, w: World) {
     const applied = await applyAsDocumented(w, m, w.main);
     this.done = applied.refused.length ? `refused (${applied.refused}), then as documented` : "";
-    console.log(
-      "PLAN",
-      describePlan(applied.result.plan),
-      JSON.stringify(applied.result.plan.changes.map((c) => [c.address, c.action, c.id, c.reason])),
-    );
     await checkConverged(w, m, w.main, applied);
     await keepCopy(w);
   }
