@@ -214,7 +214,16 @@ export class StateRm extends Base {
     }
     const address = pick(addresses, this.index);
     await stateRm(w, w.main, address);
-    recordsLost(m, [address]);
+    // The record's address may have been renamed since in the configuration (a `moved:` entry): the
+    // object whose record is gone is then the new address's.
+    let current = address;
+    for (
+      let move = m.moved.find((mv) => mv.from === current);
+      move;
+      move = m.moved.find((mv) => mv.from === current)
+    )
+      current = move.to;
+    recordsLost(m, [address, current]);
     this.done = address;
   }
   describe() {

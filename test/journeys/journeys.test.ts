@@ -312,4 +312,13 @@ describe("journeys found by the random run", () => {
       ],
       [new RenameMoved(0, "b"), new RenameStateMv(3, "b")],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28 (the model, not tgw): state rm of a record whose
+  // address the configuration has since renamed with moved: leaves the object's marker naming an
+  // address the configuration lacks (state mv was not applied), so the apply prunes it and makes b.
+  it("state mv d a, moved: a -> b, state rm a: the object is pruned by its marker and b made", () =>
+    journey(
+      [["api_keys.d", "one"]],
+      [new RenameStateMv(0, "a"), new RenameMoved(0, "b"), new StateRm(0), new HandEdit(0, "by hand")],
+    ));
 });
