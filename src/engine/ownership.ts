@@ -147,8 +147,8 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * this stack (rule 2's exception):
  * - a marker of this lineage written after this state (a higher serial: an older copy of the state
  *   was put back);
- * - a marker naming an address the configuration has, when another workspace (another lineage) has
- *   an object marked for the record's address (it applied that address too);
+ * - a marker of this lineage naming another address, when another workspace (another lineage) has
+ *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has, when the
  *   record's own address is not wanted or some object carries its marker.
  * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
@@ -162,7 +162,7 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   if (m.lineage !== ctx.state.lineage)
     return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedFor !== undefined);
   if (m.serial !== undefined && m.serial > ctx.state.serial) return true;
-  return ctx.wanted.has(m.address) && markedFor === "another lineage";
+  return markedFor === "another lineage";
 }
 
 /**

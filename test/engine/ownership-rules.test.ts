@@ -854,6 +854,23 @@ const groups: Record<string, Row[]> = {
       foreign: [{ lineage: FOREIGN, objects: 1 }],
     },
     {
+      name: "state mv a->b here, then another workspace applied a and b, then a removed -> its b stands, the object marked a is pruned",
+      desired: ["tunnel_group_backends.b"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.a", 1)),
+        obj("bkdtg_2", mine("tunnel_group_backends.b", FOREIGN)),
+      ],
+      state: [rec("tunnel_group_backends.b", "bkdtg_1")],
+      serial: 2,
+      expect: [
+        ["tunnel_group_backends.a", "delete", REMOVED_BY_MARKER],
+        ["tunnel_group_backends.b", "no-op", RECOVERED],
+      ],
+      deletes: ["bkdtg_1"],
+      adopted: ["tunnel_group_backends.b"],
+      foreign: [{ lineage: FOREIGN, objects: 1 }],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

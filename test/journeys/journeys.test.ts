@@ -321,4 +321,12 @@ describe("journeys found by the random run", () => {
       [["api_keys.d", "one"]],
       [new RenameStateMv(0, "a"), new RenameMoved(0, "b"), new StateRm(0), new HandEdit(0, "by hand")],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: as above, but a is then removed from the
+  // configuration: the record of b kept the object the other workspace gave to a, and deleted its b.
+  it("state mv a b, a added again, a second workspace applies a and b, then a removed: its b stands (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new RenameStateMv(0, "b"), new Add("api_keys.a", "one"), new SecondWorkspace(), new Remove(0)],
+    ));
 });
