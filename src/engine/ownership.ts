@@ -146,7 +146,8 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * Whether the state's record of `address` yields to `obj`'s marker, which names another address of
  * this stack (rule 2's exception):
  * - a marker of this lineage written after this state (a higher serial: an older copy of the state
- *   was put back);
+ *   was put back) naming an address the configuration has (one it lacks would make the object an
+ *   orphan, where the record keeps it);
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has, when the
@@ -161,7 +162,7 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   const markedFor = markedAddresses(ctx).get(address);
   if (m.lineage !== ctx.state.lineage)
     return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedFor !== undefined);
-  if (m.serial !== undefined && m.serial > ctx.state.serial) return true;
+  if (m.serial !== undefined && m.serial > ctx.state.serial && ctx.wanted.has(m.address)) return true;
   return markedFor === "another lineage";
 }
 

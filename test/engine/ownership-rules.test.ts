@@ -871,6 +871,22 @@ const groups: Record<string, Row[]> = {
       foreign: [{ lineage: FOREIGN, objects: 1 }],
     },
     {
+      name: "an older state copy put back, then moved: a -> d, the newer marker naming an address gone from the configuration -> the record moves the object",
+      desired: ["tunnel_group_backends.d"],
+      live: [obj("bkdtg_1", written("tunnel_group_backends.c", 4))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      moves: [{ from: "tunnel_group_backends.a", to: "tunnel_group_backends.d" }],
+      expect: [
+        [
+          "tunnel_group_backends.d",
+          "update",
+          "moved from tunnel_group_backends.a (its ownership marker is rewritten)",
+        ],
+      ],
+      forget: ["tunnel_group_backends.a"],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

@@ -329,4 +329,14 @@ describe("journeys found by the random run", () => {
       [["api_keys.a", "one"]],
       [new RenameStateMv(0, "b"), new Add("api_keys.a", "one"), new SecondWorkspace(), new Remove(0)],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: an older state copy (recording a) put back after the
+  // applied rename a -> c, then the configuration's a renamed to d with moved:. The marker naming c,
+  // written after that copy, beat the record, and with c gone from the configuration the object was
+  // pruned and d made; the record now keeps it, since the marker's address is not wanted.
+  it("an older state copy put back, then moved: a -> d: the object moves to d, not pruned by its newer marker (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new RenameMoved(0, "c"), new Apply(), new OlderState(0), new RenameMoved(0, "d")],
+    ));
 });
