@@ -150,10 +150,11 @@ export class RenameMoved extends Base {
     }
     // A move onto an address whose old object is still recorded is refused (MoveConflictError, tested
     // in test/cli/commands/rename.test.ts): a user applies the removal first.
-    if ((await stateAddresses(w, w.main)).includes(to)) {
-      this.done = `${to} is still in the state: nothing`;
-      return;
-    }
+    for (const workspace of [w.main, w.second])
+      if ((await stateAddresses(w, workspace)).includes(to)) {
+        this.done = `${to} is still in the state of ${workspace.name}: nothing`;
+        return;
+      }
     // Two entries moving onto one address are refused too (MoveConflictError) when both sources are
     // recorded: a user removes the stale entry; the model does not write a second one.
     if (m.moved.some((move) => move.to === to)) {
