@@ -167,15 +167,18 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
 }
 
 /**
- * The addresses that live objects' markers of this stack name: `another lineage` when one of them
- * carries another lineage than this state's, else `this lineage`. Made when first needed.
+ * The addresses that the markers of this stack name on live objects the state does not record (a
+ * recorded object's record speaks for it): `another lineage` when one of them carries another lineage
+ * than this state's, else `this lineage`. Made when first needed.
  */
 function markedAddresses(ctx: Context): Map<string, "this lineage" | "another lineage"> {
   if (ctx.markedAddresses === undefined) {
     const marked = new Map<string, "this lineage" | "another lineage">();
+    const recorded = new Set(Object.values(ctx.state.resources).map((r) => r.id));
     for (const o of ctx.live.objects.values()) {
       const m = o.marker;
-      if (m?.stack !== ctx.stack || marked.get(m.address) === "another lineage") continue;
+      if (m?.stack !== ctx.stack || recorded.has(o.id) || marked.get(m.address) === "another lineage")
+        continue;
       const foreign = m.lineage !== undefined && m.lineage !== ctx.state.lineage;
       marked.set(m.address, foreign ? "another lineage" : "this lineage");
     }

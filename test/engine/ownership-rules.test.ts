@@ -887,6 +887,20 @@ const groups: Record<string, Row[]> = {
       forget: ["tunnel_group_backends.a"],
     },
     {
+      name: "another workspace took over b, then state mv b->c and a->b here -> both records stand (its marker of b is on the object recorded as c)",
+      desired: ["tunnel_group_backends.b", "tunnel_group_backends.c"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.a", 1)),
+        obj("bkdtg_2", mine("tunnel_group_backends.b", FOREIGN)),
+      ],
+      state: [rec("tunnel_group_backends.c", "bkdtg_2"), rec("tunnel_group_backends.b", "bkdtg_1")],
+      serial: 3,
+      expect: [
+        ["tunnel_group_backends.b", "update", MARKER_MISSING],
+        ["tunnel_group_backends.c", "update", MARKER_MISSING],
+      ],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

@@ -339,4 +339,23 @@ describe("journeys found by the random run", () => {
       [["api_keys.a", "one"]],
       [new RenameMoved(0, "c"), new Apply(), new OlderState(0), new RenameMoved(0, "d")],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: the other workspace's marker on the object this state
+  // records as c (named b) counted as its object of b, so the record of b (state mv a b) yielded, its
+  // object was pruned by its marker (a) and b made again.
+  it("two state mv here after a takeover there (b -> c, a -> b): both records stand (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.b", "one"],
+        ["tunnel_group_backends.a", "one"],
+      ],
+      [
+        new HandEdit(2, "by hand"),
+        new SecondWorkspace(),
+        new RenameStateMv(5, "c"),
+        new RenameStateMv(1, "b"),
+        new InterruptedApply(1),
+      ],
+    ));
 });
