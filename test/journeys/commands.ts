@@ -340,7 +340,15 @@ export class OlderState extends Base {
       return;
     }
     const k = this.index % w.copies.length;
-    await restoreState(w.main, w.copies[k] as string);
+    const copy = w.copies[k] as string;
+    // A copy recording both ends of a moved: entry makes the next apply refuse the entry
+    // (MoveConflictError, tested in test/cli/commands/rename.test.ts): a user would not put it back.
+    const records = (JSON.parse(copy) as { resources: Record<string, unknown> }).resources;
+    if (m.moved.some((move) => move.from in records && move.to in records)) {
+      this.done = `copy ${k + 1} records both ends of a moved: entry: nothing`;
+      return;
+    }
+    await restoreState(w.main, copy);
     recordsLost(m);
     this.done = `copy ${k + 1} of ${w.copies.length}`;
   }
