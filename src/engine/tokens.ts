@@ -294,8 +294,9 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
  * True when the token file of a kept key holds its token. When the state recorded the token's digest
  * for this very key, the file must hold that token (not emptied, not another key's token). Otherwise
  * (an imported key, one adopted through its marker, a record from before digests) it must hold a whole
- * token (a kill between its creation and the write leaves it empty), not a recorded other object's,
- * that `isLive` (when given) says is a live key's: the file may be a deleted key's, left there.
+ * token (a kill between its creation and the write leaves it empty), not a recorded other object's
+ * (a record of another object without a digest: the file is that object's), that `isLive` (when
+ * given) says is a live key's: the file may be a deleted key's, left there.
  */
 async function hasToken(
   c: Plan["changes"][number],
@@ -306,16 +307,18 @@ async function hasToken(
 ): Promise<boolean> {
   if (!(await listed(file))) return false;
   const digest = record?.tokenDelivered?.digest;
-  // The record is of this very key, with its token's digest: the file must hold exactly that token.
-  const own = digest !== undefined && record?.id === c.id;
+  // A record of another object: the key at this address was made again, or is another object now.
+  const ofOther = record !== undefined && record.id !== c.id;
+  // Without a digest, the file is that object's: a token file goes with its record (tgw state mv).
+  if (ofOther && digest === undefined) return false;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
   const token = text.slice(0, -1);
-  if (own) return tokenDigest(token) === digest;
-  // A record of another object (the key at this address was made again) whose token the file holds.
-  if (digest !== undefined && tokenDigest(token) === digest) return false;
-  // Adopted and not recorded: the file may hold a deleted key's token (a `tgw state rm`, then the key
-  // deleted by hand and made again elsewhere). The API tells whether the token still works.
+  // The record of this very key, with its token's digest: the file must hold exactly that token.
+  if (!ofOther && digest !== undefined) return tokenDigest(token) === digest;
+  if (ofOther && tokenDigest(token) === digest) return false;
+  // No digest of this key's token (imported, adopted through its marker, recorded before digests),
+  // or the file is not the other object's: it may still be a deleted key's. The API tells.
   return isLive === undefined || (await isLive(token));
 }
 

@@ -358,4 +358,18 @@ describe("journeys found by the random run", () => {
         new InterruptedApply(1),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28: after a takeover, state mv a c moved a's record (no
+  // digest: adopted) and token file to c; the other workspace then gave that key to a and made c.
+  // c's file, holding the live key of a's token, was taken for c's.
+  it("state mv a c of an adopted key, then the other workspace keeps it as a and makes c: c's token is reported lost (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [
+        new LoseStateTakeover(),
+        new RenameStateMv(0, "c"),
+        new Import("api_keys.a", "one"),
+        new SecondWorkspace(),
+      ],
+    ));
 });
