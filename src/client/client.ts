@@ -368,14 +368,14 @@ export class ApiClient implements Api {
     } finally {
       release?.();
     }
-    // One event per attempt, completed by assignment (a spread per call costs more than the rest of
-    // the event); `status` is set on every path.
-    const event = {
+    // `status` is set on every path.
+    const event: ResponseEvent = {
       method,
       path: shown,
+      status: undefined,
       attempt,
       durationMs: performance.now() - started,
-    } as ResponseEvent;
+    };
     if (waitedMs >= RATE_LIMIT_WAIT_REPORTED_MS) event.rateLimitWaitMs = Math.round(waitedMs);
     return { result, event };
   }

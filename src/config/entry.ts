@@ -104,7 +104,8 @@ export function reportAt(
 
 /** The desired-state resource of a loaded entry. */
 export function toDesired(entry: Entry): DesiredResource {
-  // By assignment, in this property order: a conditional spread per resource is a slow copy.
+  // By assignment, in this property order: a typed literal with conditional spreads made
+  // `tgw validate` of 10,000 resources 5-10 % slower (bench/README.md, 2026-11-28).
   const resource = {
     address: entry.address,
     kind: entry.kind.kind,

@@ -443,10 +443,7 @@ export function terraformObjects(
   return { objects, stacks: [...stacks].sort(), kinds: [...found].sort() };
 }
 
-/**
- * A match built by assignment, its properties in this order: a conditional spread per resource (10,000
- * creates) costs more than the matching.
- */
+/** The match of `resource` with `found` (none: to create). */
 function matchOf(
   resource: DesiredResource,
   found: LiveObject | undefined,
@@ -455,14 +452,12 @@ function matchOf(
   needsMarker: boolean,
   takenBy?: string,
 ): Match {
-  const m = { resource } as Match;
-  if (found) {
-    m.id = found.id;
-    m.live = found;
-  }
-  if (record) m.record = record;
-  m.via = via;
-  m.needsMarker = needsMarker;
-  if (takenBy !== undefined) m.takenBy = takenBy;
-  return m;
+  return {
+    resource,
+    ...(found ? { id: found.id, live: found } : {}),
+    ...(record ? { record } : {}),
+    via,
+    needsMarker,
+    ...(takenBy !== undefined ? { takenBy } : {}),
+  };
 }

@@ -209,40 +209,35 @@ function planMatch(
   // Read only here: most resources hold no ref, and need no copy with refs resolved.
   const fields = holdsRefs(m.resource.fields) ? resolveRefs(m.resource.fields, idOf) : m.resource.fields;
   const after = desiredValues(kind, fields);
-  // Built by assignment, in the order the fields always had: an object spread is a copy, and the
-  // live path made three per resource.
-  const base: Omit<Change, "action" | "changedFields" | "reason"> = {
+  const head = {
     address: m.resource.address,
     kind: kind.kind,
     dependsOn: unresolvedRefs(fields),
+    ...(m.resource.label ? { label: m.resource.label } : {}),
+    ...(m.resource.sensitive ? { sensitive: m.resource.sensitive } : {}),
   };
-  if (m.resource.label) base.label = m.resource.label;
-  if (m.resource.sensitive) base.sensitive = m.resource.sensitive;
   if (!m.live) {
     const drift = m.record !== undefined && m.takenBy === undefined;
-    // Completed in place, like `decided` below: a spread of `base` per create cost more than the rest.
-    const change = base as Change;
-    change.action = kind.module ? "put" : "create";
-    if (kind.module) change.id = m.id as string;
-    change.after = after;
-    change.changedFields = Object.keys(after).sort();
-    change.reason = m.takenBy
-      ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
-      : drift
-        ? "deleted outside tgw (drift)"
-        : kind.module
-          ? "the module is not set"
-          : "not in live state";
-    if (drift) change.drift = drift;
-    return change;
+    return {
+      ...head,
+      action: kind.module ? "put" : "create",
+      ...(kind.module ? { id: m.id as string } : {}),
+      after,
+      changedFields: Object.keys(after).sort(),
+      reason: m.takenBy
+        ? `${m.record?.id} now belongs to stack "${m.takenBy}"`
+        : drift
+          ? "deleted outside tgw (drift)"
+          : kind.module
+            ? "the module is not set"
+            : "not in live state",
+      ...(drift ? { drift } : {}),
+    };
   }
   const before = liveValues(kind, m.live.raw, keptDigests(kind, fields, m.record?.writeOnly));
   let changed = diffValues(kind, after, before);
   const drift = changed.length > 0 && m.record?.fingerprint === valuesFingerprint(kind, after);
-  base.id = m.id as string;
-  base.before = before;
-  base.after = after;
-  if (drift) base.drift = drift;
+  const base = { ...head, id: m.id as string, before, after, ...(drift ? { drift } : {}) };
   const adopted = m.via === "marker";
   const markerField = kind.metadataField;
   if (m.needsMarker && markerField && !changed.includes(markerField))
@@ -275,7 +270,7 @@ function planMatch(
   return decided(base, adopted, "update", changed, markerOnly ? MARKER_MISSING : what);
 }
 
-/** `change` completed with its decision, fields added in the order the plan's changes always had. */
+/** `change` completed with its decision, fields in the order the plan's changes always had. */
 function decided(
   change: Omit<Change, "action" | "changedFields" | "reason">,
   adopted: boolean,
@@ -284,13 +279,14 @@ function decided(
   reason: string,
   forcing?: string[],
 ): Change {
-  const done = change as Change;
-  if (adopted) done.adopted = true;
-  done.action = action;
-  done.changedFields = changedFields;
-  if (forcing) done.replaceFields = forcing;
-  done.reason = reason;
-  return done;
+  return {
+    ...change,
+    ...(adopted ? { adopted: true } : {}),
+    action,
+    changedFields,
+    ...(forcing ? { replaceFields: forcing } : {}),
+    reason,
+  };
 }
 
 /**

@@ -23,13 +23,6 @@ export function buildRecord(
   appliedAt: Date,
   values: Values = desiredValues(kind, fields),
 ): StateRecord {
-  // Built by assignment in the record's field order: spreads per record cost more than its fingerprint.
-  const record = {
-    address: resource.address,
-    kind: kind.kind,
-    id,
-    fingerprint: valuesFingerprint(kind, values),
-  } as StateRecord;
   let writeOnly: Record<string, string> | undefined;
   for (const f of kind.fields) {
     const v = fields[f.name];
@@ -37,10 +30,15 @@ export function buildRecord(
     writeOnly ??= {};
     writeOnly[f.name] = writeOnlyDigest(f, v);
   }
-  if (writeOnly) record.writeOnly = writeOnly;
-  if (resource.dependsOn.length > 0) record.dependsOn = [...new Set(resource.dependsOn)].sort();
-  record.appliedAt = appliedAt.toISOString();
-  return record;
+  return {
+    address: resource.address,
+    kind: kind.kind,
+    id,
+    fingerprint: valuesFingerprint(kind, values),
+    ...(writeOnly ? { writeOnly } : {}),
+    ...(resource.dependsOn.length > 0 ? { dependsOn: [...new Set(resource.dependsOn)].sort() } : {}),
+    appliedAt: appliedAt.toISOString(),
+  };
 }
 
 /**
