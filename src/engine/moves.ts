@@ -27,7 +27,8 @@ const UNKNOWN_FINGERPRINT = "0".repeat(64);
 
 /**
  * The planner's inputs with `moves` applied (new objects; the inputs are not changed), and the moves
- * that apply (their `from` is known to the state or to a marker, and `to` is not taken).
+ * that apply (their `from` is known to the state or to a marker, and `to` is not taken: `yields` says
+ * which records of the state the ownership rules would not follow, ./ownership.ts `recordYields`).
  * @throws MoveConflictError when a move's `from` and `to` both have a state record.
  */
 export function applyMoves(
@@ -35,6 +36,7 @@ export function applyMoves(
   state: StateSnapshot,
   live: LiveState,
   moves: readonly Move[],
+  yields: (address: string) => boolean = () => false,
 ): { state: StateSnapshot; live: LiveState; applied: Move[] } {
   if (moves.length === 0) return { state, live, applied: [] };
   const resources = { ...state.resources };
@@ -42,7 +44,10 @@ export function applyMoves(
   const applied: Move[] = [];
   for (const move of moves) {
     const record = resources[move.from];
-    const taken = resources[move.to];
+    // A record the ownership rules would not follow (an older state copy's, its object's marker newer)
+    // does not take `to`: the move replaces it.
+    const recorded = resources[move.to];
+    const taken = recorded === state.resources[move.to] && yields(move.to) ? undefined : recorded;
     if (taken !== undefined && record !== undefined) {
       const earlier = applied.find((m) => m.to === move.to)?.from;
       throw new MoveConflictError(record, taken, earlier);

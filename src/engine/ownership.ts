@@ -121,6 +121,33 @@ export function matchOwnership(input: {
   return { matches, orphans, duplicates, forget };
 }
 
+/**
+ * Rule 2's exception for a caller before the matching (./moves.ts: is a move's `to` taken?): a
+ * function telling whether the state's record of an address yields to its object's marker, as
+ * `matchOwnership` with the same input decides (`staleRecord`). False for an address without a
+ * record or whose object is gone.
+ */
+export function recordYields(input: {
+  desired: Pick<DesiredState, "stack" | "ownership">;
+  resources: DesiredResource[];
+  live: LiveState;
+  state: StateSnapshot;
+}): (address: string) => boolean {
+  const ctx: Context = {
+    stack: input.desired.stack,
+    useMarkers: input.desired.ownership === "marker",
+    live: input.live,
+    state: input.state,
+    claimed: new Map(),
+    wanted: new Set(input.resources.map((r) => r.address)),
+  };
+  return (address) => {
+    const record = ctx.state.resources[address];
+    const obj = record && ours(ctx, ctx.live.objects.get(record.id));
+    return obj !== undefined && staleRecord(ctx, address, obj);
+  };
+}
+
 /** What the matching steps share; `claimed` maps each object id taken so far to its address. */
 interface Context {
   stack: string;

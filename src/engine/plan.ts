@@ -34,6 +34,7 @@ import {
   type Match,
   matchOwnership,
   type Orphan,
+  recordYields,
   terraformObjects,
 } from "./ownership.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
@@ -70,7 +71,12 @@ const MARKER_MISSING = "the ownership marker is missing";
 export function makePlan(input: PlanInput): Plan {
   const { desired } = input;
   const destroy = input.destroy === true;
-  const moved = applyMoves(desired.stack, input.state, input.live, destroy ? [] : (input.moves ?? []));
+  const moves = destroy ? [] : (input.moves ?? []);
+  const yields =
+    moves.length === 0
+      ? undefined
+      : recordYields({ desired, resources: desired.resources, live: input.live, state: input.state });
+  const moved = applyMoves(desired.stack, input.state, input.live, moves, yields);
   const { live, state } = moved;
   const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
 

@@ -901,6 +901,26 @@ const groups: Record<string, Row[]> = {
       ],
     },
     {
+      name: "an older state copy's stale record of d, then moved: a -> d -> the move takes d, the record's object keeps its marker's address",
+      desired: ["tunnel_group_backends.b", "tunnel_group_backends.d"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.b", 4)),
+        obj("bkdtg_2", written("tunnel_group_backends.a", 4)),
+      ],
+      state: [rec("tunnel_group_backends.d", "bkdtg_1")],
+      serial: 2,
+      moves: [{ from: "tunnel_group_backends.a", to: "tunnel_group_backends.d" }],
+      expect: [
+        ["tunnel_group_backends.b", "no-op", RECOVERED],
+        [
+          "tunnel_group_backends.d",
+          "update",
+          "moved from tunnel_group_backends.a (its ownership marker is rewritten)",
+        ],
+      ],
+      adopted: ["tunnel_group_backends.b"],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

@@ -375,10 +375,9 @@ describe("journeys found by the random run", () => {
 
   // Found by a 2,000-sequence run on 2026-11-28 (800 passed before it): an older state copy recording d
   // put back after d was renamed b (state mv, applied) and a renamed d with moved:. The copy's record
-  // of d, stale (the object's newer marker names b), still blocks the move a -> d as "taken" in
-  // src/engine/moves.ts, so a's object is pruned by its marker and d made. The move should see the
-  // record as stale, as the ownership rules do.
-  it.fails("KNOWN DEFECT: an older copy's stale record of d blocks moved: a -> d; a's object is pruned and d made", () =>
+  // of d, stale (the object's newer marker names b), blocked the move a -> d as "taken", so a's object
+  // was pruned and d made. The move now follows the ownership rules' verdict on that record.
+  it("an older copy's stale record of d does not block moved: a -> d (fixed)", () =>
     journey(
       [
         ["api_keys.a", "one"],
