@@ -225,6 +225,7 @@ export async function lostTokens(
 ): Promise<LostToken[]> {
   // Made at the first key that may have lost its token: none in a plan of creates.
   let resources: Map<string, DesiredResource> | undefined;
+  let keptIds: Set<string | undefined> | undefined;
   const lost: LostToken[] = [];
   // One listing per directory instead of a check per key (keys share one secrets directory); a
   // directory listed already is read without an await (thousands of keys per plan).
@@ -260,6 +261,7 @@ export async function lostTokens(
         listed,
         records[c.address],
         isLive,
+        (id) => (keptIds ??= new Set(plan.changes.map((ch) => ch.id))).has(id),
       )) &&
       !(
         c.movedFrom &&
@@ -295,8 +297,8 @@ function deliveredElsewhere(r: DesiredResource, record: StateRecord | undefined)
  * for this very key, the file must hold that token (not emptied, not another key's token). Otherwise
  * (an imported key, one adopted through its marker, a record from before digests) it must hold a whole
  * token (a kill between its creation and the write leaves it empty), not a recorded other object's
- * (a record of another object without a digest: the file is that object's), that `isLive` (when
- * given) says is a live key's: the file may be a deleted key's, left there.
+ * (for a record without a digest: of an object the plan `kept`, whose file it is), that `isLive`
+ * (when given) says is a live key's: the file may be a deleted key's, left there.
  */
 async function hasToken(
   c: Plan["changes"][number],
@@ -304,13 +306,15 @@ async function hasToken(
   listed: (path: string) => Promise<boolean>,
   record: StateRecord | undefined,
   isLive: ((token: string) => Promise<boolean>) | undefined,
+  kept: (id: string) => boolean,
 ): Promise<boolean> {
   if (!(await listed(file))) return false;
   const digest = record?.tokenDelivered?.digest;
   // A record of another object: the key at this address was made again, or is another object now.
   const ofOther = record !== undefined && record.id !== c.id;
-  // Without a digest, the file is that object's: a token file goes with its record (tgw state mv).
-  if (ofOther && digest === undefined) return false;
+  // Without a digest, the file of another object the plan keeps is that object's: a token file goes
+  // with its record (tgw state mv). One of an object gone may since have been rewritten.
+  if (ofOther && digest === undefined && kept(record.id)) return false;
   const text = readTokenFile(file);
   if (!WHOLE_TOKEN.test(text)) return false;
   const token = text.slice(0, -1);

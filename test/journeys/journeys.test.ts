@@ -393,4 +393,13 @@ describe("journeys found by the random run", () => {
         new Remove(0),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28 (491 passed before it): the key adopted after a lost
+  // state (no digest) deleted by hand and made again, then an older copy recording the adopted key
+  // put back: its record took the file, which the new key's create had rewritten, for the old key's.
+  it("an older copy's digest-less record of a key deleted since does not claim the new key's token file (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new LoseStateTakeover(), new HandDelete(0), new Apply(), new OlderState(4)],
+    ));
 });
