@@ -226,6 +226,10 @@ export async function lostTokens(
   // Made at the first key that may have lost its token: none in a plan of creates.
   let resources: Map<string, DesiredResource> | undefined;
   let keptIds: Set<string | undefined> | undefined;
+  const keptId = (id: string) => {
+    keptIds ??= new Set(plan.changes.map((ch) => ch.id));
+    return keptIds.has(id);
+  };
   const lost: LostToken[] = [];
   // One listing per directory instead of a check per key (keys share one secrets directory); a
   // directory listed already is read without an await (thousands of keys per plan).
@@ -261,7 +265,7 @@ export async function lostTokens(
         listed,
         records[c.address],
         isLive,
-        (id) => (keptIds ??= new Set(plan.changes.map((ch) => ch.id))).has(id),
+        keptId,
       )) &&
       !(
         c.movedFrom &&
