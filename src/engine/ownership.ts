@@ -102,15 +102,8 @@ export function matchOwnership(input: {
   live: LiveState;
   state: StateSnapshot;
 }): Ownership {
-  const { desired, resources, live, state } = input;
-  const ctx: Context = {
-    stack: desired.stack,
-    useMarkers: desired.ownership === "marker",
-    live,
-    state,
-    claimed: new Map(),
-    wanted: new Set(resources.map((r) => r.address)),
-  };
+  const { resources, state } = input;
+  const ctx = newContext(input);
   const { matches, pending } = matchByStateAndPath(ctx, resources);
   // Rule 4 on what rules 1 and 2 left: an object the state gives to an address is that address's, never
   // another's duplicate, whatever marker it carries.
@@ -133,18 +126,23 @@ export function recordYields(input: {
   live: LiveState;
   state: StateSnapshot;
 }): (address: string) => boolean {
-  const ctx: Context = {
+  const ctx = newContext(input);
+  return (address) => {
+    const record = ctx.state.resources[address];
+    const obj = record && ours(ctx, ctx.live.objects.get(record.id));
+    return obj !== undefined && staleRecord(ctx, address, obj);
+  };
+}
+
+/** The matching's context of `matchOwnership`'s input: nothing claimed yet. */
+function newContext(input: Parameters<typeof matchOwnership>[0]): Context {
+  return {
     stack: input.desired.stack,
     useMarkers: input.desired.ownership === "marker",
     live: input.live,
     state: input.state,
     claimed: new Map(),
     wanted: new Set(input.resources.map((r) => r.address)),
-  };
-  return (address) => {
-    const record = ctx.state.resources[address];
-    const obj = record && ours(ctx, ctx.live.objects.get(record.id));
-    return obj !== undefined && staleRecord(ctx, address, obj);
   };
 }
 
