@@ -284,9 +284,28 @@ async function reportLostTokens(
   plan: Plan,
   state: StateSnapshot,
   recovered?: ReadonlyMap<string, string>,
+  isLive = tokenLiveness(api),
 ): Promise<void> {
-  for (const t of await lostTokens(plan, desired, recovered, state.resources, api.tokenIsLive?.bind(api)))
+  for (const t of await lostTokens(plan, desired, recovered, state.resources, isLive))
     emit({ type: "token_lost", ...t });
+}
+
+/**
+ * `api.tokenIsLive`, asked once per token (one GET each, sent with that token): moving token files
+ * and reporting lost tokens after an apply may look at one file twice. Undefined without it.
+ */
+function tokenLiveness(api: Api): ((token: string) => Promise<boolean>) | undefined {
+  const ask = api.tokenIsLive?.bind(api);
+  if (ask === undefined) return undefined;
+  const asked = new Map<string, Promise<boolean>>();
+  return (token) => {
+    let answer = asked.get(token);
+    if (answer === undefined) {
+      answer = ask(token);
+      asked.set(token, answer);
+    }
+    return answer;
+  };
 }
 
 /**
@@ -313,8 +332,9 @@ async function applyLocked(run: Run, plan: Plan, state: StateSnapshot): Promise<
       emit(e);
     },
   });
-  await moveTokenFiles(plan, desired, api.tokenIsLive?.bind(api));
-  await reportLostTokens(run, plan, state, recovered);
+  const isLive = tokenLiveness(api);
+  await moveTokenFiles(plan, desired, isLive);
+  await reportLostTokens(run, plan, state, recovered, isLive);
   // Made when read (watch reads it; the CLI does not): a copy of every record.
   let after: StateSnapshot | undefined;
   return {
