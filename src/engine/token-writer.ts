@@ -39,68 +39,75 @@ interface Pending extends Job {
   reject: (err: Error) => void;
 }
 
-/** The worker's code (CommonJS, evaluated: no file to ship, so it works from dist/ and from a bundle). */
-const WORKER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
-const fs = require("node:fs");
-const path = require("node:path");
-const made = new Set();
-function mkdir(dir) {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  made.add(dir);
-}
-function open(file, flags, dir) {
-  try {
-    return fs.openSync(file, flags, 0o600);
-  } catch (err) {
-    if (err.code !== "ENOENT") throw err;
-    mkdir(dir);
-    return fs.openSync(file, flags, 0o600);
-  }
-}
-function write(job) {
-  const dir = path.dirname(job.path);
-  if (!made.has(dir)) mkdir(dir);
-  const text = job.token + "\\n";
-  let fd;
-  try {
-    fd = open(job.path, "wx", dir);
-  } catch (err) {
-    if (err.code !== "EEXIST") throw err;
-  }
-  if (fd !== undefined) {
+/**
+ * The worker's code. The worker runs its source text (`WORKER_SOURCE`) as a CommonJS script, so it
+ * works from dist/ and from a bundle alike with no file to ship; it must therefore use nothing from
+ * this module's scope, only `require` and globals.
+ */
+function workerMain(): void {
+  const { parentPort } = require("node:worker_threads") as typeof import("node:worker_threads");
+  const fs = require("node:fs") as typeof import("node:fs");
+  const { dirname } = require("node:path") as typeof import("node:path");
+  const made = new Set<string>();
+  const mkdir = (dir: string): void => {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made.add(dir);
+  };
+  const open = (file: string, flags: string, dir: string): number => {
     try {
-      const bytes = Buffer.byteLength(text);
-      if (fs.writeSync(fd, text, null, "utf8") !== bytes) throw new Error("the token was written in part");
+      return fs.openSync(file, flags, 0o600);
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      mkdir(dir);
+      return fs.openSync(file, flags, 0o600);
+    }
+  };
+  const write = ({ path, token }: Job): void => {
+    const dir = dirname(path);
+    if (!made.has(dir)) mkdir(dir);
+    const text = `${token}\n`;
+    let fd: number | undefined;
+    try {
+      fd = open(path, "wx", dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    if (fd !== undefined) {
+      try {
+        if (fs.writeSync(fd, text, null, "utf8") !== Buffer.byteLength(text))
+          throw new Error("the token was written in part");
+      } catch (err) {
+        fs.closeSync(fd);
+        fs.rmSync(path, { force: true });
+        throw err;
+      }
       fs.closeSync(fd);
-      fs.rmSync(job.path, { force: true });
-      throw err;
+      return;
     }
-    fs.closeSync(fd);
-    return;
-  }
-  const tmp = job.path + "." + process.pid + ".tmp";
-  fd = open(tmp, "w", dir);
-  try {
-    fs.writeSync(fd, text, null, "utf8");
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, job.path);
-}
-parentPort.on("message", (jobs) => {
-  const results = jobs.map((job) => {
+    const tmp = `${path}.${process.pid}.tmp`;
+    fd = open(tmp, "w", dir);
     try {
-      write(job);
-      return null;
-    } catch (err) {
-      return { message: String(err && err.message), code: err && err.code };
+      fs.writeSync(fd, text, null, "utf8");
+    } finally {
+      fs.closeSync(fd);
     }
+    fs.renameSync(tmp, path);
+  };
+  parentPort?.on("message", (jobs: Job[]) => {
+    const results = jobs.map((job): JobResult => {
+      try {
+        write(job);
+        return null;
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        return { message: String(e?.message), ...(e?.code ? { code: e.code } : {}) };
+      }
+    });
+    parentPort.postMessage(results);
   });
-  parentPort.postMessage(results);
-});
-`;
+}
+
+const WORKER_SOURCE = `(${String(workerMain)})();`;
 
 /**
  * A worker thread writing token files, started on the first write. The process does not wait for it

@@ -116,6 +116,16 @@ it("a token file the worker is stuck on does not stop this thread, nor the write
   expect(await readFile(join(secrets, "next.token"), "utf8")).toBe("tgw_next\n");
 });
 
+it("the worker itself writes the files: its source runs (no fallback to this thread)", async () => {
+  const secrets = join(dir, "worker-only");
+  const writer = new TokenWriter(() => Promise.reject(new Error("written in this thread")));
+  const files = ["a", "b"].map((n) => join(secrets, `${n}.token`));
+  await Promise.all(files.map((f, i) => writer.write(f, `tgw_${i}`)));
+  for (const [i, f] of files.entries()) expect(await readFile(f, "utf8")).toBe(`tgw_${i}\n`);
+  await writer.write(files[0] as string, "tgw_again");
+  expect(await readFile(files[0] as string, "utf8")).toBe("tgw_again\n");
+});
+
 it("when the worker dies, the files it was given are written in this thread", async () => {
   const secrets = join(dir, "dead-worker");
   const here: string[] = [];
