@@ -138,8 +138,9 @@ async function createObject(
   // An API key found by its marker after the create's answer was lost: that answer held its only
   // token, so nobody can be using the key. It is recorded (a kill from here leaves a known object),
   // deleted and created again, so that the token reaches its file (issue 31: a token is never lost
-  // silently).
-  for (let attempt = 0; "recovered" in outcome && c.tokenFile && attempt < REISSUES; attempt++) {
+  // silently). Each such round counts as one more try of the create, within `createRetry.retries`.
+  const reissues = ctx.createRetry.retries;
+  for (let attempt = 0; "recovered" in outcome && c.tokenFile && attempt < reissues; attempt++) {
     const lost = outcome.recovered;
     await recordResult(ctx, kind, resource, lost, fields, values);
     await deleteById(ctx, kind, lost, c.address);
@@ -219,9 +220,6 @@ async function deleteById(
     }),
   );
 }
-
-/** How many times an API key whose create answer (and token) was lost is deleted and created again. */
-const REISSUES = 3;
 
 /**
  * Hands an API key's token to the token command, or writes it to its file (also when the command

@@ -23,7 +23,7 @@ beforeAll(async () => {
   api = new ApiClient({
     baseUrl: bench.server.url,
     apiKey: bench.server.token,
-    retry: { retries: 6, baseDelayMs: 2, maxDelayMs: 20 },
+    retry: { retries: 10, baseDelayMs: 2, maxDelayMs: 20 },
   });
 });
 afterAll(async () => {
