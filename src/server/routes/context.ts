@@ -122,7 +122,8 @@ const MAX_SENT_PAGES = 256;
  * The last page sent of each list, by the rest of its envelope (`uri`, `next_page_uri`...): a page
  * whose items are the very same frozen responses (../resources/render.ts: one per cached object,
  * never changed, replaced when the object changes) has the same bytes, so a list read again is not
- * joined again. Identity, not equality, is what is compared: 100 pointers.
+ * joined again. Identity, not equality, is what is compared: 100 pointers. Kept (issue 28 §2):
+ * without it a list of 100 answers at 0.37-0.45x of bare Fastify against 0.43-0.50x (bench/README.md).
  */
 const sentPages = new Map<string, SentPage>();
 
