@@ -115,6 +115,22 @@ export function generateConfigSchema(): string {
         },
       },
     },
+    removed: {
+      type: ["array", "null"],
+      description:
+        "Resources tgw stops managing without deleting them: the ownership marker is taken out of the object's metadata (one PATCH) and its state record dropped. See docs/configuration.md.",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["from"],
+        properties: {
+          from: {
+            type: "string",
+            description: "The address, e.g. api_keys.legacy (no longer in the configuration).",
+          },
+        },
+      },
+    },
     state: structuredClone(STATE_SETTING_SCHEMA) as unknown as Schema,
   };
   const defs: Record<string, Schema> = {

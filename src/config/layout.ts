@@ -15,6 +15,7 @@ import { explainId } from "./ids.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
 import { type MovedEntry, readMoved } from "./moved.js";
 import { childPath } from "./paths.js";
+import { type RemovedEntry, readRemoved } from "./removed.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
 import { readStateSetting, type StateSetting } from "./state-setting.js";
 
@@ -55,11 +56,13 @@ export interface DocumentLayout {
   entries: RawEntry[];
   /** `moved:` entries (./moved.ts). */
   moved: MovedEntry[];
+  /** `removed:` entries (./removed.ts). */
+  removed: RemovedEntry[];
 }
 
 /** Reads the layout of one document root; problems go to `problems`. */
 export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
-  const layout: DocumentLayout = { entries: [], moved: [] };
+  const layout: DocumentLayout = { entries: [], moved: [], removed: [] };
   if (root.type === "scalar" && root.value === null) return layout;
   if (root.type !== "map") {
     problems.add(root.pos, "", `a configuration file must be a mapping (got ${describeNode(root)})`);
@@ -67,7 +70,7 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
   }
   const cols = collections();
   const tree = moduleTree();
-  const known = ["stack", "ownership", "moved", "state", ...cols.keys(), ...tree.literals.keys()];
+  const known = ["stack", "ownership", "moved", "removed", "state", ...cols.keys(), ...tree.literals.keys()];
   for (const { key, keyPos, value } of root.entries) {
     if (key === "stack") {
       if (value.type !== "scalar" || typeof value.value !== "string") {
@@ -90,6 +93,10 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
     }
     if (key === "moved") {
       layout.moved.push(...readMoved(value, problems));
+      continue;
+    }
+    if (key === "removed") {
+      layout.removed.push(...readRemoved(value, problems));
       continue;
     }
     if (key === "state") {

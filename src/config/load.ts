@@ -24,6 +24,7 @@ import { type OwnershipMode, type RawEntry, type Setting, STACK_PATTERN } from "
 import type { LoadedConfig, LoadOptions } from "./load-types.js";
 import { checkMoved, type MovedEntry } from "./moved.js";
 import { optionsFor, readOptions } from "./options.js";
+import { checkRemoved, type RemovedEntry } from "./removed.js";
 import { RULES } from "./rules/index.js";
 import { checkSchema } from "./schema-check.js";
 import { type MapEntry, type Position, preloadYamlParser } from "./source.js";
@@ -68,6 +69,8 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   checkSchema(entries, { stack, ownership, problems });
   for (const rule of RULES) rule.check({ entries, byAddress, stack, ownership, problems, display });
   const moved = checkMoved(documents.moved, new Set(byAddress.keys()), problems);
+  const movedFrom = new Set(documents.moved.map((m) => m.from));
+  const removed = checkRemoved(documents.removed, new Set(byAddress.keys()), movedFrom, problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
   // Addresses are unique (see readEntries): sorting them as strings, without a comparator called
@@ -83,6 +86,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       files: allFiles,
       configDir,
       ...(moved.length > 0 ? { moved } : {}),
+      ...(removed.length > 0 ? { removed } : {}),
       ...(stateUrl === undefined ? {} : { stateUrl }),
     },
     configFiles: files,
@@ -119,11 +123,12 @@ interface Documents {
   states: Setting<string>[];
   raw: RawEntry[];
   moved: MovedEntry[];
+  removed: RemovedEntry[];
 }
 
 /** Parses each text's documents (through `cache` when given) and merges their layouts; YAML problems go to `problems`. */
 function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache?: ParseCache): Documents {
-  const documents: Documents = { stacks: [], ownerships: [], states: [], raw: [], moved: [] };
+  const documents: Documents = { stacks: [], ownerships: [], states: [], raw: [], moved: [], removed: [] };
   for (const [file, text] of texts) {
     for (const layout of parseLayouts(file, text, problems, cache)) {
       if (layout.stack) documents.stacks.push(layout.stack);
@@ -131,6 +136,7 @@ function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache
       if (layout.ownership) documents.ownerships.push(layout.ownership);
       documents.raw.push(...layout.entries);
       documents.moved.push(...layout.moved);
+      documents.removed.push(...layout.removed);
     }
   }
   return documents;

@@ -10,14 +10,17 @@
  *   to the resource, so referrers can move to the new id before the old one goes; else delete first).
  * - `put`: a module set with one PUT (modules have no create/update: their identity is their path).
  * - `delete`: DELETE a resource this stack owns that the configuration no longer has.
+ * - `forget`: stop managing a resource named by a `removed:` entry without deleting it: its ownership
+ *   marker is taken out of its metadata (one PATCH) and its state record dropped (Terraform's
+ *   `removed` block, its plan action `forget`).
  * - `no-op`: live already matches desired.
  */
 
 /** What a change does to its object. */
-export type Action = "create" | "update" | "replace" | "put" | "delete" | "no-op";
+export type Action = "create" | "update" | "replace" | "put" | "delete" | "forget" | "no-op";
 
 /** Every action, in the order plans list their counts. */
-export const ACTIONS: readonly Action[] = ["create", "update", "replace", "put", "delete", "no-op"];
+export const ACTIONS: readonly Action[] = ["create", "update", "replace", "put", "delete", "forget", "no-op"];
 
 /** True when the change deletes an object (a delete, or the old half of a replace). */
 export function destroys(action: Action): boolean {
@@ -82,6 +85,8 @@ export interface PlanSummary {
   update: number;
   replace: number;
   delete: number;
+  /** Resources no longer managed, kept live (`removed:` entries); absent when none. */
+  forget?: number;
 }
 
 /** What a plan was made against, so a saved plan can be refused once it is stale. */
@@ -150,6 +155,7 @@ export function summarize(changes: readonly Change[]): PlanSummary {
     else if (c.action === "update") s.update++;
     else if (c.action === "replace") s.replace++;
     else if (c.action === "delete") s.delete++;
+    else if (c.action === "forget") s.forget = (s.forget ?? 0) + 1;
     else if (c.action === "put") {
       if (c.before === undefined) s.create++;
       else s.update++;

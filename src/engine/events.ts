@@ -6,7 +6,7 @@
 import type { Action, Plan } from "./action.js";
 
 /** One API call of an apply (a replace has two: its create and its delete). */
-export type StepOp = "create" | "update" | "put" | "delete";
+export type StepOp = "create" | "update" | "put" | "delete" | "forget";
 
 /** Everything the engine reports. */
 export type EngineEvent =

@@ -10,6 +10,7 @@
  *   file (mode 0600) before the state records the key.
  * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
  * - delete: a 404 means it is already gone, which is what was wanted.
+ * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped.
  *
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
@@ -105,6 +106,8 @@ export function runOperation(
       return putModule(ctx, step.change, kind);
     case "delete":
       return deleteObject(ctx, step.change, kind);
+    case "forget":
+      return forgetObject(ctx, step.change, kind);
   }
 }
 
@@ -198,6 +201,30 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   await deleteById(ctx, kind, id, address);
   if (c.action === "delete" && digest !== undefined && !ctx.resources.has(c.address))
     await removeDeletedKeysToken(c.address, digest, ctx.desired.configDir);
+  return id;
+}
+
+/**
+ * Stops managing an object (a `removed:` entry) and keeps it: PATCHes the metadata the plan worked out
+ * without the ownership marker (`Change.after`, when the object carries one), then drops the record.
+ * A 404 counts as done: the object is gone, and there is nothing left to manage.
+ */
+async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
+  const id = c.id as string;
+  const field = kind.metadataField;
+  if (field !== undefined && c.changedFields.includes(field)) {
+    try {
+      await ctx.api.patch(objectPath(kind, id), { [field]: c.after?.[field] });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+  }
+  await recorded(
+    ctx,
+    ctx.journal.update((records) => {
+      if (records[c.address]?.id === id) delete records[c.address];
+    }),
+  );
   return id;
 }
 

@@ -16,7 +16,7 @@
  *   (the state fingerprint equals the desired one), or the recorded object has disappeared.
  */
 import type { DesiredResource, DesiredState } from "../model/desired.js";
-import { canonicalJson, getKind } from "../model/index.js";
+import { canonicalJson, decodeMetadata, getKind } from "../model/index.js";
 import { returnsToken } from "../model/token-file.js";
 import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
@@ -97,7 +97,9 @@ export function makePlan(input: PlanInput): Plan {
     }
     changes.push(change);
   }
-  for (const o of own.orphans) changes.push(orphanDelete(o, destroy));
+  const removed = new Set(desired.removed);
+  for (const o of own.orphans)
+    changes.push(removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy));
   for (const d of own.duplicates) changes.push(duplicateDelete(d));
   const forget = [...own.forget];
   for (const move of moved.applied) {
@@ -146,6 +148,35 @@ function orphanDelete(o: Orphan, destroy: boolean): Change {
         : o.via === "marker"
           ? "no longer in the configuration (found by its ownership marker)"
           : "no longer in the configuration",
+    dependsOn: [],
+  };
+}
+
+/**
+ * The forget of an object a `removed:` entry names (also under `destroy`: the entry says to keep it).
+ * When it carries this stack's marker for its address, `after` holds its metadata without the marker
+ * (`changedFields`: the metadata field), which apply PATCHes; else apply only drops the record.
+ */
+function orphanForget(o: Orphan, stack: string): Change {
+  const kind = getKind(o.kind);
+  const field = kind.metadataField;
+  const wire = field === undefined ? undefined : o.live.raw[field];
+  const marked =
+    field !== undefined &&
+    typeof wire === "string" &&
+    o.live.marker?.stack === stack &&
+    o.live.marker.address === o.address;
+  return {
+    address: o.address,
+    kind: o.kind,
+    action: "forget",
+    id: o.live.id,
+    before: liveValues(kind, o.live.raw, o.record?.writeOnly),
+    ...(marked ? { after: { [field]: decodeMetadata(wire).user } } : {}),
+    changedFields: marked ? [field] : [],
+    reason: marked
+      ? "removed: its ownership marker is taken out of its metadata, its state record dropped"
+      : "removed: its state record is dropped",
     dependsOn: [],
   };
 }

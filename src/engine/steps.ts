@@ -14,7 +14,7 @@ import type { Change } from "./action.js";
 export interface Step {
   /** `<op>:<address>`, unique in a plan. */
   key: string;
-  op: "create" | "update" | "put" | "delete";
+  op: "create" | "update" | "put" | "delete" | "forget";
   change: Change;
   /** Keys of the steps that must finish first. */
   deps: string[];
@@ -40,6 +40,7 @@ export function buildSteps(changes: readonly Change[]): Step[] {
     else if (c.action === "update") add(c, "update");
     else if (c.action === "put") add(c, "put");
     else if (c.action === "delete") add(c, "delete");
+    else if (c.action === "forget") add(c, "forget");
     else if (c.action === "replace") {
       if (c.replaceOrder === "create-first") {
         const created = add(c, "create");

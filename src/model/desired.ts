@@ -85,6 +85,8 @@ export interface DesiredState {
   configDir: string;
   /** `moved:` entries: addresses renamed without recreating their objects (absent: none). */
   moved?: { from: string; to: string }[];
+  /** `removed:` entries: addresses to stop managing without deleting their objects, sorted (absent: none). */
+  removed?: string[];
   /** The `state:` block's URL, interpolated (src/config/state-setting.ts); absent: the default file. */
   stateUrl?: string;
 }

@@ -43,6 +43,7 @@ const SYMBOL: Record<ChangeAction, string> = {
   replace: "-/+",
   put: "~",
   delete: "-",
+  forget: ".",
 };
 
 /** Creates the event sink that writes the log. */

@@ -12,7 +12,7 @@
  * ```
  *
  * Symbols: `+` create, `~` update (and module put), `-/+` replace (the field that forces it is
- * marked `# forces replacement`), `-` delete. Only changed fields are listed for updates; multi-line
+ * marked `# forces replacement`), `-` delete, `.` forget (a `removed:` entry: the object stays). Only changed fields are listed for updates; multi-line
  * values (PEM, SAML XML) are shown as a block, and as a unified diff (the `diff` package) when they
  * change. Secrets are masked; ids of objects not created yet show `(known after apply)`. Drift is
  * reported in its own section before the actions. Documented in docs/plan.md.
@@ -27,7 +27,8 @@ import { formatValue, isMultiline, KNOWN_AFTER_APPLY } from "./values.js";
 /** The summary line of a plan with changes. */
 export function summaryLine(plan: Plan): string {
   const s = summarize(plan.changes);
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+  const forget = s.forget ? `, ${s.forget} to forget` : "";
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete${forget}.`;
 }
 
 /** The line printed when a plan has no changes. */
@@ -137,6 +138,7 @@ const SYMBOL: Record<string, string> = {
   put: "  ~",
   replace: "-/+",
   delete: "  -",
+  forget: "  .",
 };
 
 function verb(ch: Change): string {
@@ -151,6 +153,8 @@ function verb(ch: Change): string {
       return ch.before ? "will be updated in place (PUT)" : "will be set (PUT)";
     case "delete":
       return "will be deleted";
+    case "forget":
+      return "will no longer be managed by tgw; the object stays";
     default:
       return "is up to date";
   }

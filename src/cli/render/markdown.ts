@@ -30,10 +30,11 @@ export function renderPlanMarkdown(plan: Plan, limit = COMMENT_LIMIT): string {
     );
   }
   if (acting.length === 0) return `${[...head, unchangedLine(plan)].join("\n")}\n`;
+  const forget = s.forget ? [" forget |", "---:|", ` ${s.forget} |`] : ["", "", ""];
   head.push(
-    "| create | update | replace | delete |",
-    "|---:|---:|---:|---:|",
-    `| ${s.create} | ${s.update} | ${s.replace} | ${s.delete} |`,
+    `| create | update | replace | delete |${forget[0]}`,
+    `|---:|---:|---:|---:|${forget[1]}`,
+    `| ${s.create} | ${s.update} | ${s.replace} | ${s.delete} |${forget[2]}`,
     "",
   );
   let text = `${head.join("\n")}\n`;

@@ -20,8 +20,15 @@ const ING: Record<StepOp, string> = {
   update: "updating",
   put: "setting",
   delete: "deleting",
+  forget: "forgetting (the object stays)",
 };
-const ED: Record<StepOp, string> = { create: "created", update: "updated", put: "set", delete: "deleted" };
+const ED: Record<StepOp, string> = {
+  create: "created",
+  update: "updated",
+  put: "set",
+  delete: "deleted",
+  forget: "no longer managed (the object stays)",
+};
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -60,18 +67,20 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
 }
 
 /**
- * `Apply complete: 1 created, 0 updated, 0 replaced, 1 deleted.`, or for a destroy, as Terraform says
+ * `Apply complete: 1 created, 0 updated, 0 replaced, 1 deleted.` (`, 1 no longer managed` after a
+ * `removed:` entry's forget), or for a destroy, as Terraform says
  * it, `Destroy complete: 2 deleted.`
  */
 export function applySummary(result: ApplyResult, destroy = false): string {
-  const n = { create: 0, update: 0, replace: 0, delete: 0 };
+  const n = { create: 0, update: 0, replace: 0, delete: 0, forget: 0 };
   for (const o of result.outcomes) {
     const a = o.change.action;
     if (a === "put") n[o.change.before ? "update" : "create"]++;
     else if (a !== "no-op") n[a]++;
   }
   if (destroy) return `Destroy complete: ${n.delete} deleted.`;
-  return `Apply complete: ${n.create} created, ${n.update} updated, ${n.replace} replaced, ${n.delete} deleted.`;
+  const forgotten = n.forget > 0 ? `, ${n.forget} no longer managed` : "";
+  return `Apply complete: ${n.create} created, ${n.update} updated, ${n.replace} replaced, ${n.delete} deleted${forgotten}.`;
 }
 
 /**

@@ -1,0 +1,139 @@
+/**
+ * `removed:` entries, as a user writes them, through the CLI against a reference server: a key leaves
+ * the configuration with a `removed:` entry, so tgw stops managing it and keeps it (Terraform's
+ * `removed` block). The journeys end with the object alive, without tgw's marker, unrecorded, and
+ * nothing deleted by later plans, destroys, or a lost state.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../helpers/server.js";
+import { tgw } from "../tgw.js";
+
+let server: TestServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "tgw-removed-"));
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+const run = (...args: string[]) =>
+  tgw([...args, "-f", "."], {
+    cwd: dir,
+    server: { url: server.url, token: server.token },
+    env: { CI: "true" },
+  });
+const configure = (stack: string, keys: string[], removed: string[] = [], extra: string[] = []) =>
+  writeFile(
+    join(dir, "tgw.yaml"),
+    [
+      `stack: ${stack}`,
+      "api_keys:",
+      ...keys.map((k) => `  ${k}: {description: the key, metadata: {team: ${k}}}`),
+      ...(removed.length > 0
+        ? ["removed:", ...removed.map((r) => `  - from: ${r.includes(".") ? r : `api_keys.${r}`}`)]
+        : []),
+      ...extra,
+      "",
+    ].join("\n"),
+  );
+const stateFile = () => join(dir, ".tgw", "state.json");
+const recorded = async () =>
+  Object.keys((JSON.parse(await readFile(stateFile(), "utf8")) as { resources: object }).resources);
+const liveKey = async (id: string) => {
+  const res = await fetch(`${server.url}/api_keys/${id}`, {
+    headers: { authorization: `Bearer ${server.token}`, "service-version": "2" },
+  });
+  return { status: res.status, body: (await res.json()) as { metadata?: string } };
+};
+const idOf = async (address: string) =>
+  (JSON.parse(await readFile(stateFile(), "utf8")) as { resources: Record<string, { id: string }> })
+    .resources[address]?.id as string;
+
+it("a key removed: planned as forget, its marker taken out, its record dropped; later plans and destroy keep it", async () => {
+  await configure("removed", ["a", "b"]);
+  expect((await run("apply", "--auto-approve")).code).toBe(0);
+  const id = await idOf("api_keys.a");
+  const token = await readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8");
+
+  await configure("removed", ["b"], ["a"]);
+  const plan = await run("plan", "--detailed-exitcode");
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain("# api_keys.a will no longer be managed by tgw; the object stays");
+  expect(plan.stdout).toContain(`. api_keys.a (api_key) ${id}`);
+  expect(plan.stdout).toContain("Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 1 to forget.");
+  const json = JSON.parse((await run("plan", "--json")).stdout) as {
+    changes: { address: string; action: string }[];
+    summary: Record<string, number>;
+  };
+  expect(json.changes.find((c) => c.address === "api_keys.a")?.action).toBe("forget");
+  expect(json.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, forget: 1 });
+
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.code).toBe(0);
+  expect(applied.stdout).toContain(
+    "Apply complete: 0 created, 0 updated, 0 replaced, 0 deleted, 1 no longer managed.",
+  );
+  const after = await liveKey(id);
+  expect(after.status).toBe(200);
+  expect(JSON.parse(after.body.metadata as string)).toEqual({ team: "a" });
+  expect(await recorded()).toEqual(["api_keys.b"]);
+  // The key lives on: so does its token file.
+  expect(await readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8")).toBe(token);
+
+  for (const removed of [["a"], []]) {
+    await configure("removed", ["b"], removed);
+    const again = await run("plan", "--detailed-exitcode");
+    expect(again.stdout).toContain("No changes.");
+    expect(again.code).toBe(0);
+  }
+  expect((await run("destroy", "--auto-approve")).code).toBe(0);
+  expect((await liveKey(id)).status).toBe(200);
+});
+
+it("with the state lost, the removed key is found by its marker and forgotten, not deleted; destroy before the apply keeps it too", async () => {
+  await configure("removed-lost", ["a", "b"]);
+  expect((await run("apply", "--auto-approve")).code).toBe(0);
+  const id = await idOf("api_keys.a");
+  await configure("removed-lost", ["b"], ["a"]);
+  const destroyPlan = await run("plan", "--destroy");
+  expect(destroyPlan.stdout).toContain("# api_keys.a will no longer be managed by tgw");
+  expect(destroyPlan.stdout).not.toMatch(/- api_keys\.a/);
+
+  await rm(join(dir, ".tgw"), { recursive: true });
+  const plan = await run("plan");
+  expect(plan.stdout).toContain(`. api_keys.a (api_key) ${id}`);
+  // A new state: the markers record the lost one's lineage (docs/state.md > Recovery from markers).
+  const applied = await run("apply", "--auto-approve", "--takeover");
+  expect(applied.stderr).not.toContain("Error");
+  expect(applied.code).toBe(0);
+  expect((await liveKey(id)).status).toBe(200);
+  await rm(join(dir, ".tgw"), { recursive: true });
+  await configure("removed-lost", ["b"]);
+  expect((await run("plan")).stdout).not.toContain("api_keys.a");
+  expect((await liveKey(id)).status).toBe(200);
+});
+
+it("bad removed entries are reported with file, line and field, and nothing is planned", async () => {
+  const cases: [string[], string[], string][] = [
+    [["a"], ["a"], "api_keys.a: is still in the configuration"],
+    [["b"], ["edges.https.e1.saml"], "must be the address <collection>.<name> of a resource"],
+    [["b"], ["a", "a"], "api_keys.a: is removed twice"],
+    [["b"], ["a"], "api_keys.a: is also the from of a moved entry"],
+  ];
+  for (const [i, [keys, removed, message]] of cases.entries()) {
+    const moved = i === 3 ? ["moved:", "  - {from: api_keys.a, to: api_keys.b}"] : [];
+    await configure("removed-bad", keys, removed, moved);
+    const plan = await run("plan");
+    expect(plan.stderr, `case ${i}`).toContain(message);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(message);
+    expect(plan.stderr).toMatch(/tgw\.yaml:\d+:\d+/);
+    expect(plan.stderr).toContain("removed");
+  }
+});
