@@ -7,9 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { findSynthesizedStack } from "../model/synthesized-stack.js";
 import { type ParseCache, parseLayouts } from "./cache.js";
 import { loadSynthesizedStack } from "./cdktf/load.js";
-import { findSynthesizedStack } from "./cdktf/locate.js";
 import { type Entry, toDesired } from "./entry.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { fileRoots } from "./file-read.js";

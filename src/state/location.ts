@@ -4,7 +4,7 @@
  */
 import { statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { synthesizedStackAt } from "../config/cdktf/locate.js";
+import { synthesizedStackAt } from "../model/synthesized-stack.js";
 
 /** The state file, relative to the configuration directory. */
 export const STATE_FILE = join(".tgw", "state.json");

@@ -21,8 +21,8 @@
  */
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
-import { synthesizedStackAt } from "../config/cdktf/locate.js";
 import { isConfigFileName } from "../config/files.js";
+import { synthesizedStackAt } from "../model/synthesized-stack.js";
 import { filesOpenForWriting, gitUpdating } from "./settle.js";
 
 /** Longest a change is held while its files are still being written (./settle.ts). */

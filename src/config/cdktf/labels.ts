@@ -2,8 +2,9 @@
  * Construct paths of a synthesized stack by address, for commands that show addresses without
  * loading the configuration themselves (`tgw state list`).
  */
+
+import { findSynthesizedStack } from "../../model/synthesized-stack.js";
 import { loadConfig } from "../load.js";
-import { findSynthesizedStack } from "./locate.js";
 
 /**
  * The construct path of every resource of the synthesized stack that `paths` (`-f`) names.

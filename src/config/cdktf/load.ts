@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ResourceOptions } from "../../model/desired.js";
 import { collections, type KindDescriptor } from "../../model/index.js";
+import type { SynthesizedStack } from "../../model/synthesized-stack.js";
 import { defaultTokenFile } from "../../model/token-file.js";
 import { didYouMean, withArticle } from "../../model/words.js";
 import { desiredKinds, moduleParams, resourceType } from "../../terraform/provider-schema.js";
@@ -36,7 +37,6 @@ import { childPath } from "../paths.js";
 import { RULES } from "../rules/index.js";
 import { checkSchema } from "../schema-check.js";
 import { describeNode, type MapEntry, type MapNode, type Node, type Position, parseYaml } from "../source.js";
-import type { SynthesizedStack } from "./locate.js";
 import { convertAttributes, type ValueContext, type Variable } from "./values.js";
 
 const REFUSED_BLOCKS: Record<string, string> = {

@@ -7,6 +7,10 @@
  *   `<project>/cdktf.out/manifest.json` and `<project>/cdktf.out/stacks/<stack>/cdk.tf.json`, and
  *   wipes `cdktf.out/` each time, so tgw keeps its state (`.tgw/`), token files and embedded server
  *   data in the project directory. A `cdk.tf.json` found elsewhere has its own directory as project.
+ *
+ * Path logic only (no parsing): the CDKTF source (src/config/cdktf/), the state store's default
+ * location (src/state/location.ts) and the file watcher all need it, so it sits in the model, below
+ * each of them (docs/design.md section 4).
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
