@@ -7,7 +7,7 @@
  * test/terraform/registry-docs.test.ts checks it is current.
  */
 import type { KindDescriptor } from "../src/model/index.js";
-import { desiredKindOf } from "../src/terraform/provider-schema.js";
+import { desiredKindOf } from "../src/model/terraform-names.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../src/terraform/schema.js";
 
 const PREFIX = "tunnelgw_";

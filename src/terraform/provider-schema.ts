@@ -8,7 +8,8 @@
  * - one resource type per desired-state kind: `tunnelgw_<kind>` for collections
  *   (`tunnelgw_api_key`), `tunnelgw_<parent>_<module>` for modules (`tunnelgw_https_edge_route_oidc`,
  *   `tunnelgw_tls_edge_backend`); modules take their parent ids (`edge_id`, and `route_id` on
- *   routes) as required attributes and have a computed `id` built from them;
+ *   routes) as required attributes and have a computed `id` built from them (the names and parent
+ *   ids are src/model/terraform-names.ts, which the CDKTF source reads too);
  * - data sources: `tunnelgw_endpoints` (the read-only endpoint list), one lookup by `id` per
  *   referenced-only object (`tunnelgw_ip_policy`, `tunnelgw_https_edge_route` with `edge_id`...), and
  *   one per managed kind, named as its resource type: by `id`, or a module by its parent ids;
@@ -29,16 +30,14 @@
 import { readFileSync } from "node:fs";
 import {
   allKinds,
-  getKind,
   inlineRefs,
   type JsonSchema,
   type KindDescriptor,
   loadSchemaDocuments,
 } from "../model/index.js";
+import { desiredKinds, moduleParams, PROVIDER_NAME, resourceType } from "../model/terraform-names.js";
 import { returnsToken } from "../model/token-file.js";
 
-/** The provider's name, as in resource type prefixes and `required_providers`. */
-export const PROVIDER_NAME = "tunnelgw";
 /** Fully qualified provider address (the key of `provider_schemas`). */
 export const PROVIDER_SOURCE = "registry.terraform.io/tunnelgw/tunnelgw";
 
@@ -90,39 +89,6 @@ export function packageVersion(): string {
     version: string;
   };
   return pkg.version;
-}
-
-/**
- * The Terraform resource type of a desired-state kind: `tunnelgw_api_key`, `tunnelgw_tls_edge_backend`,
- * `tunnelgw_https_edge_route_saml`.
- */
-export function resourceType(kind: KindDescriptor): string {
-  const parent = kind.module?.parent;
-  const name = !parent || kind.kind.startsWith(`${parent}_`) ? kind.kind : `${parent}_${kind.kind}`;
-  return `${PROVIDER_NAME}_${name}`;
-}
-
-/** The desired-state kind whose resource type is `typeName` (`tunnelgw_tls_edge_backend`), if any. */
-export function desiredKindOf(typeName: string): KindDescriptor | undefined {
-  return desiredKinds().find((k) => resourceType(k) === typeName);
-}
-
-/** The kinds that are desired state (collections and modules), in schema order. */
-export function desiredKinds(): KindDescriptor[] {
-  return [...allKinds().values()].filter((k) => !k.referencedOnly && (k.collection || k.module));
-}
-
-/** The path parameters of a module (`edge_id`, `route_id`), each with the kind whose id it holds. */
-export function moduleParams(kind: KindDescriptor): { name: string; kind: KindDescriptor }[] {
-  const parent = kind.module?.parent;
-  if (!parent) return [];
-  if (parent === "https_edge_route") {
-    return [
-      { name: "edge_id", kind: getKind("https_edge") },
-      { name: "route_id", kind: getKind("https_edge_route") },
-    ];
-  }
-  return [{ name: "edge_id", kind: getKind(parent) }];
 }
 
 /** Descriptions for users: without the cross-references to this project's design documents. */

@@ -29,6 +29,7 @@ import {
   kindOfId,
   type OwnershipMarker,
 } from "../model/index.js";
+import { desiredKindOf } from "../model/terraform-names.js";
 import {
   type CtyType,
   conform,
@@ -46,7 +47,6 @@ import {
   terraformWorkspace,
 } from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
-import { desiredKindOf } from "./provider-schema.js";
 import {
   blockType,
   type JsonSchemaEntry,

@@ -3,7 +3,7 @@
  * (`npm run gen` writes ./provider-schema.gen.json through `buildProviderSchema()` in
  * ./provider-schema.ts, in the format of `terraform providers schema -json`); this module only reads that
  * file and converts it to protocol-6 messages and cty types. Resource type names map to kinds through
- * `resourceType()` of ./provider-schema.ts; the kind descriptor (src/model) says everything else.
+ * `resourceType()` of src/model/terraform-names.ts; the kind descriptor (src/model) says everything else.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -26,8 +26,8 @@ import { diffValues, replaceFields } from "../engine/diff.js";
 import { keptDigests, writeOnlyDigest } from "../engine/fingerprint.js";
 import { desiredValues, liveMetadata, liveValues, readLivePath } from "../engine/normalize.js";
 import { type FieldDescriptor, fillPath, type KindDescriptor } from "../model/index.js";
+import { desiredKindOf } from "../model/terraform-names.js";
 import { conform, hasUnknown, type TfObject, type TfValue, UNKNOWN } from "./cty.js";
-import { desiredKindOf } from "./provider-schema.js";
 import { attributeType, type JsonAttribute, type JsonSchemaEntry } from "./schema.js";
 
 /** One resource type with its kind and attributes. */

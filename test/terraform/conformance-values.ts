@@ -22,12 +22,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { allKinds, getKind, type JsonSchema, type KindDescriptor } from "../../src/model/index.js";
-import {
-  desiredKindOf,
-  desiredKinds,
-  moduleParams,
-  resourceType,
-} from "../../src/terraform/provider-schema.js";
+import { desiredKindOf, desiredKinds, moduleParams, resourceType } from "../../src/model/terraform-names.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../../src/terraform/schema.js";
 
 /** Which of the two values of an attribute. */

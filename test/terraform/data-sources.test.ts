@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
 import { getKind, type KindDescriptor } from "../../src/model/index.js";
-import { desiredKinds, resourceType } from "../../src/terraform/provider-schema.js";
+import { desiredKinds, resourceType } from "../../src/model/terraform-names.js";
 import { loadProviderSchema } from "../../src/terraform/schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { unsetValues } from "./conformance-values.js";
