@@ -5,7 +5,6 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { optionsFor } from "../src/config/options.js";
 import {
   collections,
   type FieldDescriptor,
@@ -14,6 +13,7 @@ import {
   type KindDescriptor,
   moduleKinds,
 } from "../src/model/index.js";
+import { optionsFor } from "../src/model/resource-options.js";
 import { withArticle } from "../src/model/words.js";
 
 export const BEGIN = "<!-- BEGIN GENERATED: kinds (npm run gen) -->";

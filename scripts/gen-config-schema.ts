@@ -10,12 +10,13 @@
  * where the field holds an id).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: descriptions show the interpolation syntax itself
-import { ID_BODY } from "../src/config/ids.js";
-import { NAME_PATTERN, OWNERSHIP_MODES, STACK_PATTERN } from "../src/config/layout.js";
+import { NAME_PATTERN, STACK_PATTERN } from "../src/config/layout.js";
 import { moduleTree, type TreeNode } from "../src/config/module-tree.js";
-import { optionsFor } from "../src/config/options.js";
 import { STATE_SETTING_SCHEMA } from "../src/config/state-setting.js";
+import { OWNERSHIP_MODES } from "../src/model/desired.js";
 import { collections, type KindDescriptor, moduleKinds } from "../src/model/index.js";
+import { optionsFor } from "../src/model/resource-options.js";
+import { ID_BODY } from "../src/model/validation/ids.js";
 
 type Schema = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 /**
  * Generates src/model/validators.gen.ts and src/state/format.gen.ts: the configuration's validators (each kind's `$defs.create`,
- * modules' `$defs.put`, as src/config/schema-check.ts uses them) as Ajv standalone code, so that a
- * `tgw` run loads ready functions instead of loading Ajv and compiling schemas at every start.
+ * modules' `$defs.put`, as src/model/validation/schema-check.ts uses them) as Ajv standalone code, so
+ * that a `tgw` run loads ready functions instead of loading Ajv and compiling schemas at every start.
  * Formats come from src/model/formats.ts; Ajv's small runtime helpers are required from `ajv/dist`.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";

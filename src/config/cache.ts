@@ -11,7 +11,7 @@
  * on every load, so a changed `${file:}` target or a cross-file rule is never served from the cache.
  */
 import { createHash } from "node:crypto";
-import type { ProblemList } from "./errors.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { type DocumentLayout, readLayout } from "./layout.js";
 import { parseYaml } from "./source.js";
 

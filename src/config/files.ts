@@ -10,7 +10,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import type { ProblemList } from "./errors.js";
+import type { ProblemList } from "../model/validation/problems.js";
 
 /** The configuration files, in order, and the configuration directory (absolute paths). */
 export interface ConfigFiles {

@@ -17,7 +17,8 @@ export type {
   SourcePosition,
 } from "../model/desired.js";
 export { isRef } from "../model/desired.js";
-export { ConfigError, type ConfigProblem, formatProblem } from "./errors.js";
+export { type ConfigProblem, formatProblem } from "../model/validation/problems.js";
+export { ConfigError } from "./errors.js";
 export { type LoadedConfig, type LoadOptions, loadConfig } from "./load.js";
 
 /**

@@ -18,11 +18,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
 import { isAbsolute, resolve } from "node:path";
 import type { RefValue } from "../model/desired.js";
-import { type Entry, type Located, type PositionIndex, pointerChild } from "./entry.js";
+import { type Entry, type Located, type PositionIndex, pointerChild } from "../model/validation/entry.js";
+import { childPath, itemPath } from "../model/validation/paths.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { envRefusal } from "./env-policy.js";
-import type { ProblemList } from "./errors.js";
 import { type FileRead, MAX_FILE_BYTES, readConfinedFile } from "./file-read.js";
-import { childPath, itemPath } from "./paths.js";
 import type { MapEntry, Node, Position } from "./source.js";
 
 export { type FileRead, MAX_FILE_BYTES };

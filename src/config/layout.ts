@@ -8,13 +8,14 @@
  * roots of the module tree (`edges`), and any key starting with `x-` (ignored: a place for YAML
  * anchors, as in Compose files).
  */
+import { OWNERSHIP_MODES, type OwnershipMode } from "../model/desired.js";
 import { collections, type KindDescriptor } from "../model/index.js";
+import { explainId } from "../model/validation/ids.js";
+import { childPath } from "../model/validation/paths.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { didYouMean, listWords } from "../model/words.js";
-import type { ProblemList } from "./errors.js";
-import { explainId } from "./ids.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
 import { type MovedEntry, readMoved } from "./moved.js";
-import { childPath } from "./paths.js";
 import { type RemovedEntry, readRemoved } from "./removed.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
 import { readStateSetting, type StateSetting } from "./state-setting.js";
@@ -23,9 +24,6 @@ import { readStateSetting, type StateSetting } from "./state-setting.js";
 export const NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,62}$";
 /** Stack names: letters, digits, `_`, `.` and `-`, starting with a letter or digit. */
 export const STACK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
-/** Values of `ownership` (docs/design.md section 3.1); the first is the default. */
-export const OWNERSHIP_MODES = ["marker", "state-only"] as const;
-export type OwnershipMode = (typeof OWNERSHIP_MODES)[number];
 
 const nameRe = new RegExp(NAME_PATTERN);
 const stackRe = new RegExp(STACK_PATTERN);

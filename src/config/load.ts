@@ -7,11 +7,16 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import type { OwnershipMode } from "../model/desired.js";
+import { optionsFor } from "../model/resource-options.js";
 import { findSynthesizedStack } from "../model/synthesized-stack.js";
+import { type Entry, toDesired } from "../model/validation/entry.js";
+import { ProblemList } from "../model/validation/problems.js";
+import { RULES } from "../model/validation/rules/index.js";
+import { checkSchema } from "../model/validation/schema-check.js";
 import { type ParseCache, parseLayouts } from "./cache.js";
 import { loadSynthesizedStack } from "./cdktf/load.js";
-import { type Entry, toDesired } from "./entry.js";
-import { ConfigError, ProblemList } from "./errors.js";
+import { ConfigError } from "./errors.js";
 import { fileRoots } from "./file-read.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
 import {
@@ -20,13 +25,11 @@ import {
   interpolateFields,
   interpolateString,
 } from "./interpolate.js";
-import { type OwnershipMode, type RawEntry, type Setting, STACK_PATTERN } from "./layout.js";
+import { type RawEntry, type Setting, STACK_PATTERN } from "./layout.js";
 import type { LoadedConfig, LoadOptions } from "./load-types.js";
 import { checkMoved, type MovedEntry } from "./moved.js";
-import { optionsFor, readOptions } from "./options.js";
+import { readOptions } from "./options.js";
 import { checkRemoved, type RemovedEntry } from "./removed.js";
-import { RULES } from "./rules/index.js";
-import { checkSchema } from "./schema-check.js";
 import { type MapEntry, type Position, preloadYamlParser } from "./source.js";
 
 export type { LoadedConfig, LoadOptions } from "./load-types.js";

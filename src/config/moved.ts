@@ -15,7 +15,7 @@
  * entries may stay in the configuration after the move was applied.
  */
 import { collections } from "../model/index.js";
-import type { ProblemList } from "./errors.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
 
 /** One entry as written. */

@@ -13,7 +13,7 @@
  * longer managed does nothing, so entries may stay in the configuration after the apply.
  */
 import { collections } from "../model/index.js";
-import type { ProblemList } from "./errors.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
 
 /** One entry as written. */

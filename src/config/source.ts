@@ -18,12 +18,12 @@
 import { createRequire } from "node:module";
 import type * as YamlLib from "yaml";
 import type { Document } from "yaml";
-import type { ProblemList } from "./errors.js";
-import type { MapEntry, Node, Position, ScalarNode } from "./nodes.js";
-import { childPath, itemPath } from "./paths.js";
+import type { MapEntry, Node, Position, ScalarNode } from "../model/validation/nodes.js";
+import { childPath, itemPath } from "../model/validation/paths.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { parseYamlDirect } from "./yaml-direct.js";
 
-export type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./nodes.js";
+export type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "../model/validation/nodes.js";
 
 /** The `yaml` package, loaded the first time a file needs it (most take the direct path). */
 let yamlLib: typeof YamlLib | undefined;

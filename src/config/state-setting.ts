@@ -11,7 +11,7 @@
  * over this block (docs/state.md).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show the interpolation syntax itself
-import type { ProblemList } from "./errors.js";
+import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
 
 /** The block as written, before interpolation. */

@@ -21,7 +21,7 @@
  * (a large file has about eight positions per resource; an object for each cost the load much of its
  * time in garbage collection: bench/README.md).
  */
-import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "./nodes.js";
+import type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "../model/validation/nodes.js";
 
 /** Where a node of the direct path was written; `pos` is made on each read. */
 abstract class Placed {

@@ -22,6 +22,11 @@ export function isRef(v: unknown): v is RefValue {
   );
 }
 
+/** Values of `ownership` (docs/design.md section 3.1); the first is the default. */
+export const OWNERSHIP_MODES = ["marker", "state-only"] as const;
+/** `marker`: ownership marker in metadata; `state-only`: the state store alone. */
+export type OwnershipMode = (typeof OWNERSHIP_MODES)[number];
+
 /** Where something was written: 1-based line and column. */
 export interface SourcePosition {
   file: string;
@@ -76,7 +81,7 @@ export interface DesiredState {
   /** Ownership scope (config `stack`, default: the config directory's name). */
   stack: string;
   /** `marker` (default): ownership marker in metadata; `state-only`: the state store alone. */
-  ownership: "marker" | "state-only";
+  ownership: OwnershipMode;
   /** Every resource and module, sorted by address. */
   resources: DesiredResource[];
   /** Every file read: the configuration files and those pulled in by `${file:...}` (for `watch`). */

@@ -5,13 +5,13 @@
  * attribute path of its Terraform diagnostic. Values not known yet (references to other resources) are
  * left out and checked at apply by the API.
  */
-import type { Entry, Located } from "../config/entry.js";
-import { pointerChild } from "../config/entry.js";
-import { ProblemList } from "../config/errors.js";
-import { childPath, itemPath } from "../config/paths.js";
-import { RULES } from "../config/rules/index.js";
-import { checkSchema } from "../config/schema-check.js";
-import type { MapNode } from "../config/source.js";
+import type { Entry, Located } from "../model/validation/entry.js";
+import { pointerChild } from "../model/validation/entry.js";
+import type { MapNode } from "../model/validation/nodes.js";
+import { childPath, itemPath } from "../model/validation/paths.js";
+import { ProblemList } from "../model/validation/problems.js";
+import { RULES } from "../model/validation/rules/index.js";
+import { checkSchema } from "../model/validation/schema-check.js";
 import { type CtyType, hasUnknown, type TfObject, type TfValue } from "./cty.js";
 import type { JsonAttribute } from "./schema.js";
 import { fieldsOf, type ResourceType } from "./values.js";
@@ -80,7 +80,7 @@ export function validateConfig(
     .filter((p) => !unknown.has(String(p.path[0])));
 }
 
-/** `a.b[0]["x.y"]` -> `["a", "b", 0, "x.y"]` (the path syntax of src/config/paths.ts). */
+/** `a.b[0]["x.y"]` -> `["a", "b", 0, "x.y"]` (the path syntax of src/model/validation/paths.ts). */
 export function parsePath(path: string): (string | number)[] {
   const steps: (string | number)[] = [];
   const re = /([A-Za-z0-9_-]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateConfigSchema } from "../../scripts/gen-config-schema.js";
-import { RESOURCE_OPTIONS } from "../../src/config/options.js";
 import { createAjv } from "../../src/model/index.js";
+import { RESOURCE_OPTIONS } from "../../src/model/resource-options.js";
 
 const path = new URL("../../schemas/config.schema.json", import.meta.url);
 const committed = readFileSync(path, "utf8");

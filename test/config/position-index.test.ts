@@ -4,11 +4,11 @@
  * every pointer of a value, and none for pointers that name no value.
  */
 import { describe, expect, it } from "vitest";
-import { type Located, pointerChild } from "../../src/config/entry.js";
-import { ProblemList } from "../../src/config/errors.js";
 import { convertFields } from "../../src/config/interpolate.js";
-import { childPath, itemPath } from "../../src/config/paths.js";
 import { type MapEntry, type Node, type Position, parseYaml } from "../../src/config/source.js";
+import { type Located, pointerChild } from "../../src/model/validation/entry.js";
+import { childPath, itemPath } from "../../src/model/validation/paths.js";
+import { ProblemList } from "../../src/model/validation/problems.js";
 
 /** Every value's location, as a map filled in document order (a later key wins). */
 function reference(entries: MapEntry[], entryPos: Position, basePath: string): Map<string, Located> {

@@ -5,10 +5,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration text and messages contain ${...} on purpose
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Entry } from "../../src/config/entry.js";
-import { ProblemList } from "../../src/config/errors.js";
-import { referenceCycles } from "../../src/config/rules/cycles.js";
 import { getKind } from "../../src/model/index.js";
+import type { Entry } from "../../src/model/validation/entry.js";
+import { ProblemList } from "../../src/model/validation/problems.js";
+import { referenceCycles } from "../../src/model/validation/rules/cycles.js";
 import { KEYS, problems, yaml } from "./helpers.js";
 
 const ed25519 = readFileSync(`${KEYS}deploy_ed25519.pub`, "utf8").trim();

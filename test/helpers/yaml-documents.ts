@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { isCollection, parseDocument, stringify, visit } from "yaml";
-import { ProblemList } from "../../src/config/errors.js";
 import { type Node, parseYamlFull } from "../../src/config/source.js";
+import { ProblemList } from "../../src/model/validation/problems.js";
 
 /**
  * Texts the `yaml` package (the reference) misreads, so that every faster path must decline them: a

@@ -19,23 +19,24 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages show Terraform's ${...} syntax
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ResourceOptions } from "../../model/desired.js";
+import { OWNERSHIP_MODES, type OwnershipMode, type ResourceOptions } from "../../model/desired.js";
 import { collections, type KindDescriptor } from "../../model/index.js";
 import type { SynthesizedStack } from "../../model/synthesized-stack.js";
 import { desiredKinds, moduleParams, resourceType } from "../../model/terraform-names.js";
 import { defaultTokenFile } from "../../model/token-file.js";
+import { type Entry, toDesired } from "../../model/validation/entry.js";
+import { explainId } from "../../model/validation/ids.js";
+import { childPath } from "../../model/validation/paths.js";
+import { ProblemList } from "../../model/validation/problems.js";
+import { RULES } from "../../model/validation/rules/index.js";
+import { checkSchema } from "../../model/validation/schema-check.js";
 import { didYouMean, withArticle } from "../../model/words.js";
-import { type Entry, toDesired } from "../entry.js";
-import { ConfigError, ProblemList } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { fileRoots } from "../file-read.js";
 import { displayPath } from "../files.js";
-import { explainId } from "../ids.js";
 import type { FileRead } from "../interpolate.js";
-import { OWNERSHIP_MODES, type OwnershipMode, STACK_PATTERN } from "../layout.js";
+import { STACK_PATTERN } from "../layout.js";
 import type { LoadedConfig, LoadOptions } from "../load-types.js";
-import { childPath } from "../paths.js";
-import { RULES } from "../rules/index.js";
-import { checkSchema } from "../schema-check.js";
 import { describeNode, type MapEntry, type MapNode, type Node, type Position, parseYaml } from "../source.js";
 import { convertAttributes, type ValueContext, type Variable } from "./values.js";
 

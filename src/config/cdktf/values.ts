@@ -16,8 +16,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { RefValue } from "../../model/desired.js";
 import type { KindDescriptor } from "../../model/index.js";
+import type { ProblemList } from "../../model/validation/problems.js";
 import { withArticle } from "../../model/words.js";
-import type { ProblemList } from "../errors.js";
 import {
   convertFields,
   type FileRead,

@@ -4,8 +4,8 @@
  * (schema annotation `x-tgw.ref`), so a user who pastes an IP policy id where a backend id belongs is
  * told which kind was expected.
  */
-import { type KindDescriptor, kindOfId } from "../model/index.js";
-import { listWords, noun, withArticle } from "../model/words.js";
+import { type KindDescriptor, kindOfId } from "../index.js";
+import { listWords, noun, withArticle } from "../words.js";
 
 /** The characters after the prefix. */
 export const ID_BODY = "[A-Za-z0-9]+";

@@ -3,7 +3,7 @@
  * section 3.1). Checked for a mapping and for a string that holds a JSON object. (The size limit on
  * metadata as sent, marker included, is checked by the schema stage.)
  */
-import { type FieldDescriptor, fieldsWhere, MARKER_KEY, userMetadataObject } from "../../model/index.js";
+import { type FieldDescriptor, fieldsWhere, MARKER_KEY, userMetadataObject } from "../../index.js";
 import { pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";
 

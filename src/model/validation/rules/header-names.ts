@@ -4,7 +4,7 @@
  * hold a line break (it would split the HTTP header). Found by the `lowercase-keys` normalisation
  * annotation, not by field name. (Names themselves are checked by the schema's header-name pattern.)
  */
-import { type FieldDescriptor, fieldsWhere } from "../../model/index.js";
+import { type FieldDescriptor, fieldsWhere } from "../../index.js";
 import { pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";
 

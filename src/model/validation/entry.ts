@@ -2,12 +2,16 @@
  * One resource or module of the configuration while it is being loaded: where it was written, its
  * fields after interpolation, and an index from every field (JSON pointer) to its position, which
  * the schema stage and the rules use to point at the offending text.
+ *
+ * The validation of this folder (./schema-check.ts, ./rules/) works on entries, whoever made them: the
+ * YAML and CDKTF sources (src/config) and the Terraform provider's `ValidateResourceConfig`
+ * (src/terraform/validate.ts), which so give the same problems with the same messages.
  */
 
-import type { DesiredResource, ResourceOptions } from "../model/desired.js";
-import type { KindDescriptor } from "../model/index.js";
-import type { ProblemList } from "./errors.js";
-import type { MapNode, Position } from "./source.js";
+import type { DesiredResource, ResourceOptions } from "../desired.js";
+import type { KindDescriptor } from "../index.js";
+import type { MapNode, Position } from "./nodes.js";
+import type { ProblemList } from "./problems.js";
 
 /** Where one value (or mapping key) of an entry was written. */
 export interface Located {

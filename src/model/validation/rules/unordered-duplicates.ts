@@ -3,7 +3,7 @@
  * names to remove...) must not repeat an item, after the field's normalisation (header names compare
  * lower-cased): the live value would never equal the desired one.
  */
-import { canonicalJson, type FieldDescriptor, fieldsWhere } from "../../model/index.js";
+import { canonicalJson, type FieldDescriptor, fieldsWhere } from "../../index.js";
 import { pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";
 

@@ -3,9 +3,10 @@
  * configuration and reports problems in the same positioned form. Rules never throw for bad input
  * and never stop the others; each lives in its own file and is listed in ./index.ts.
  */
+
+import type { OwnershipMode } from "../../desired.js";
 import type { Entry } from "../entry.js";
-import type { ProblemList } from "../errors.js";
-import type { OwnershipMode } from "../layout.js";
+import type { ProblemList } from "../problems.js";
 
 /** Everything a rule may look at. */
 export interface RuleContext {

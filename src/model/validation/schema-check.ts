@@ -1,7 +1,9 @@
 /**
- * Stage 4 of loading: each resource against its kind's request schema (`$defs.create`, modules
- * `$defs.put`) with the model's Ajv, so the project's formats (PEM chains and keys, SSH keys, regular
- * expressions) and keywords (`maxBytes`, `exactlyOneOf`) run on the values as they will be sent:
+ * The schema check, stage 4 of loading a configuration (src/config/load.ts, src/config/cdktf/load.ts)
+ * and the first check of the Terraform provider's `ValidateResourceConfig` (src/terraform/validate.ts):
+ * each resource against its kind's request schema (`$defs.create`, modules `$defs.put`) with the
+ * model's Ajv, so the project's formats (PEM chains and keys, SSH keys, regular expressions) and
+ * keywords (`maxBytes`, `exactlyOneOf`) run on the values as they will be sent:
  *
  * - after interpolation (a PEM read from a file is parsed);
  * - with `metadata` in its wire form, ownership marker included when `ownership: marker`, so the
@@ -12,7 +14,7 @@
  * regular expression, `explainFormat` for our formats. Messages never quote a value.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { isRef } from "../model/desired.js";
+import { isRef, type OwnershipMode } from "../desired.js";
 import {
   createAjv,
   encodeMetadata,
@@ -22,16 +24,15 @@ import {
   MARKER_LINEAGE_PLACEHOLDER,
   MARKER_SERIAL_PLACEHOLDER,
   schemaKey,
-} from "../model/index.js";
-import { pointerSegments } from "../model/json-pointer.js";
-import * as generated from "../model/validators.gen.js";
-import { didYouMean, listWords, withArticle } from "../model/words.js";
+} from "../index.js";
+import { pointerSegments } from "../json-pointer.js";
+import { optionsFor } from "../resource-options.js";
+import * as generated from "../validators.gen.js";
+import { didYouMean, listWords, withArticle } from "../words.js";
 import { type Entry, locate, pointerChild, reportAt } from "./entry.js";
-import type { ProblemList } from "./errors.js";
 import { explainId } from "./ids.js";
-import type { OwnershipMode } from "./layout.js";
-import { optionsFor } from "./options.js";
 import { childPath } from "./paths.js";
+import type { ProblemList } from "./problems.js";
 
 let ajv: ReturnType<typeof createAjv> | undefined;
 /** By kind descriptor: looked up for every resource, without building its schema key each time. */

@@ -1,6 +1,8 @@
 /**
  * The tree a YAML text becomes, with the position of every value: what both parse paths
- * (./yaml-direct.ts, and the `yaml` package through ./source.ts) produce and every later step reads.
+ * (src/config/yaml-direct.ts, and the `yaml` package through src/config/source.ts) produce and every
+ * later step reads. Here, below the sources, because an entry (./entry.ts) holds its mapping and every
+ * problem its position, for the Terraform provider's checks too.
  */
 
 /** Where something was written: display path of the file, 1-based line and column. */

@@ -3,7 +3,7 @@
  * hold (docs/api.md > Identifier prefixes): an IP policy id where a backend id belongs is caught before any
  * API call, with the expected kind named.
  */
-import { type FieldDescriptor, fieldsWhere, getKind, type KindDescriptor } from "../../model/index.js";
+import { type FieldDescriptor, fieldsWhere, getKind, type KindDescriptor } from "../../index.js";
 import { hasProblemAt, pointerChild, reportAt } from "../entry.js";
 import { explainId } from "../ids.js";
 import type { Rule } from "./rule.js";

@@ -3,8 +3,8 @@
  * (`x-tgw.ref`, on the field or on the list whose items it is), must name a collection whose kind the
  * field can hold, and must name a resource the configuration defines.
  */
-import { collections, getKind, type JsonSchema } from "../../model/index.js";
-import { didYouMean, listWords, noun } from "../../model/words.js";
+import { collections, getKind, type JsonSchema } from "../../index.js";
+import { didYouMean, listWords, noun } from "../../words.js";
 import { type Entry, reportAt } from "../entry.js";
 import { describeIds } from "../ids.js";
 import { refKindsOf, schemaAt } from "../schema-check.js";

@@ -1,6 +1,7 @@
 /**
- * The semantic rules, run in this order after the schema stage. Each collects problems and never
- * stops the others (changesets-style named rules).
+ * The semantic rules, run in this order after the schema stage (../schema-check.ts), by both
+ * sources (src/config) and the Terraform provider (src/terraform/validate.ts). Each collects problems
+ * and never stops the others (changesets-style named rules).
  */
 import { aclPorts } from "./acl-ports.js";
 import { referenceCycles } from "./cycles.js";

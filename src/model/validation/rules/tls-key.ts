@@ -3,8 +3,8 @@
  * section 5: the API answers 400 otherwise). Runs only when both values parsed; fields are found by
  * their formats, not their names.
  */
-import { privateKeyMatchesCertificate } from "../../crypto/private-key.js";
-import { type FieldDescriptor, fieldsWhere } from "../../model/index.js";
+import { privateKeyMatchesCertificate } from "../../../crypto/private-key.js";
+import { type FieldDescriptor, fieldsWhere } from "../../index.js";
 import { hasProblemAt, pointerChild, reportAt } from "../entry.js";
 import type { Rule } from "./rule.js";
 
