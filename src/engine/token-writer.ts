@@ -40,14 +40,15 @@ interface Pending extends Job {
 }
 
 /**
- * The worker's code. The worker runs its source text (`WORKER_SOURCE`) as a CommonJS script, so it
- * works from dist/ and from a bundle alike with no file to ship; it must therefore use nothing from
- * this module's scope, only `require` and globals.
+ * The worker's code. The worker runs its source text (`WORKER_SOURCE`), so it works from dist/, from a
+ * bundle and from the sources alike with no file to ship; it must therefore use nothing from this
+ * module's scope, only globals. `process.getBuiltinModule` works whether Node evaluates the text as
+ * CommonJS or, under `--input-type=module` (inherited by the worker), as an ES module.
  */
 function workerMain(): void {
-  const { parentPort } = require("node:worker_threads") as typeof import("node:worker_threads");
-  const fs = require("node:fs") as typeof import("node:fs");
-  const { dirname } = require("node:path") as typeof import("node:path");
+  const { parentPort } = process.getBuiltinModule("node:worker_threads");
+  const fs = process.getBuiltinModule("node:fs");
+  const { dirname } = process.getBuiltinModule("node:path");
   const made = new Set<string>();
   const mkdir = (dir: string): void => {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -107,7 +108,9 @@ function workerMain(): void {
   });
 }
 
-const WORKER_SOURCE = `(${String(workerMain)})();`;
+// Transpilers that keep function names (tsx, esbuild's keepNames) wrap the inner functions in calls
+// to their module's `__name` helper, which the worker does not have: it gets one that does nothing.
+const WORKER_SOURCE = `var __name = (f) => f;\n(${String(workerMain)})();`;
 
 /**
  * A worker thread writing token files, started on the first write. The process does not wait for it

@@ -126,6 +126,16 @@ it("the worker itself writes the files: its source runs (no fallback to this thr
   expect(await readFile(files[0] as string, "utf8")).toBe("tgw_again\n");
 });
 
+it("the worker also runs from the sources under tsx (as the CLI tests and bench/watch.ts run tgw)", async () => {
+  // tsx keeps function names by wrapping inner functions in a helper the worker's source lacks.
+  const file = join(dir, "under-tsx", "a.token");
+  const writer = new URL("../../src/engine/token-writer.ts", import.meta.url).href;
+  const script = `import { TokenWriter } from ${JSON.stringify(writer)};
+    await new TokenWriter(() => Promise.reject(new Error("written in this thread"))).write(${JSON.stringify(file)}, "tgw_tsx");`;
+  execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "pipe" });
+  expect(await readFile(file, "utf8")).toBe("tgw_tsx\n");
+});
+
 it("when the worker dies, the files it was given are written in this thread", async () => {
   const secrets = join(dir, "dead-worker");
   const here: string[] = [];
