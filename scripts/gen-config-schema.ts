@@ -132,6 +132,20 @@ export function generateConfigSchema(): string {
         },
       },
     },
+    import: {
+      type: ["array", "null"],
+      description:
+        "Existing objects adopted by the plan at a configured address (as Terraform's import blocks): apply writes this stack's ownership marker into each and records it. See docs/configuration.md.",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["to", "id"],
+        properties: {
+          to: { type: "string", description: "The address in the configuration, e.g. api_keys.ci." },
+          id: { type: "string", description: "The id of the existing object, e.g. ak_2Ab3Cd." },
+        },
+      },
+    },
     state: structuredClone(STATE_SETTING_SCHEMA) as unknown as Schema,
   };
   const defs: Record<string, Schema> = {

@@ -14,6 +14,7 @@ import { explainId } from "../model/validation/ids.js";
 import { childPath } from "../model/validation/paths.js";
 import type { ProblemList } from "../model/validation/problems.js";
 import { didYouMean, listWords } from "../model/words.js";
+import { type ImportEntry, readImports } from "./imports.js";
 import { moduleTree, type TreeNode } from "./module-tree.js";
 import { type MovedEntry, readMoved } from "./moved.js";
 import { type RemovedEntry, readRemoved } from "./removed.js";
@@ -56,11 +57,13 @@ export interface DocumentLayout {
   moved: MovedEntry[];
   /** `removed:` entries (./removed.ts). */
   removed: RemovedEntry[];
+  /** `import:` entries (./imports.ts). */
+  imports: ImportEntry[];
 }
 
 /** Reads the layout of one document root; problems go to `problems`. */
 export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
-  const layout: DocumentLayout = { entries: [], moved: [], removed: [] };
+  const layout: DocumentLayout = { entries: [], moved: [], removed: [], imports: [] };
   if (root.type === "scalar" && root.value === null) return layout;
   if (root.type !== "map") {
     problems.add(root.pos, "", `a configuration file must be a mapping (got ${describeNode(root)})`);
@@ -68,7 +71,16 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
   }
   const cols = collections();
   const tree = moduleTree();
-  const known = ["stack", "ownership", "moved", "removed", "state", ...cols.keys(), ...tree.literals.keys()];
+  const known = [
+    "stack",
+    "ownership",
+    "moved",
+    "removed",
+    "import",
+    "state",
+    ...cols.keys(),
+    ...tree.literals.keys(),
+  ];
   for (const { key, keyPos, value } of root.entries) {
     if (key === "stack") {
       if (value.type !== "scalar" || typeof value.value !== "string") {
@@ -95,6 +107,10 @@ export function readLayout(root: Node, problems: ProblemList): DocumentLayout {
     }
     if (key === "removed") {
       layout.removed.push(...readRemoved(value, problems));
+      continue;
+    }
+    if (key === "import") {
+      layout.imports.push(...readImports(value, problems));
       continue;
     }
     if (key === "state") {

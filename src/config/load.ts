@@ -19,6 +19,7 @@ import { loadSynthesizedStack } from "./cdktf/load.js";
 import { ConfigError } from "./errors.js";
 import { fileRoots } from "./file-read.js";
 import { defaultStack, displayPath, findConfigFiles } from "./files.js";
+import { checkImports, type ImportEntry } from "./imports.js";
 import {
   type FileRead,
   type InterpolationContext,
@@ -74,6 +75,9 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const moved = checkMoved(documents.moved, new Set(byAddress.keys()), problems);
   const movedFrom = new Set(documents.moved.map((m) => m.from));
   const removed = checkRemoved(documents.removed, new Set(byAddress.keys()), movedFrom, problems);
+  const kindOf = new Map([...byAddress].map(([address, e]) => [address, e.kind.kind]));
+  const movedTo = new Set(documents.moved.map((m) => m.to));
+  const imports = checkImports(documents.imports, kindOf, movedTo, problems);
   if (problems.size > 0) throw new ConfigError(problems.items);
 
   // Addresses are unique (see readEntries): sorting them as strings, without a comparator called
@@ -90,6 +94,7 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
       configDir,
       ...(moved.length > 0 ? { moved } : {}),
       ...(removed.length > 0 ? { removed } : {}),
+      ...(imports.length > 0 ? { imports } : {}),
       ...(stateUrl === undefined ? {} : { stateUrl }),
     },
     configFiles: files,
@@ -127,11 +132,20 @@ interface Documents {
   raw: RawEntry[];
   moved: MovedEntry[];
   removed: RemovedEntry[];
+  imports: ImportEntry[];
 }
 
 /** Parses each text's documents (through `cache` when given) and merges their layouts; YAML problems go to `problems`. */
 function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache?: ParseCache): Documents {
-  const documents: Documents = { stacks: [], ownerships: [], states: [], raw: [], moved: [], removed: [] };
+  const documents: Documents = {
+    stacks: [],
+    ownerships: [],
+    states: [],
+    raw: [],
+    moved: [],
+    removed: [],
+    imports: [],
+  };
   for (const [file, text] of texts) {
     for (const layout of parseLayouts(file, text, problems, cache)) {
       if (layout.stack) documents.stacks.push(layout.stack);
@@ -140,6 +154,7 @@ function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache
       documents.raw.push(...layout.entries);
       documents.moved.push(...layout.moved);
       documents.removed.push(...layout.removed);
+      documents.imports.push(...layout.imports);
     }
   }
   return documents;

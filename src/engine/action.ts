@@ -71,6 +71,8 @@ export interface Change {
   adopted?: boolean;
   /** Renamed by a `moved:` entry from this address: the object is kept, its marker rewritten. */
   movedFrom?: string;
+  /** Adopted by an `import:` entry: the id of the existing object, now managed at this address. */
+  importId?: string;
   /** API key creates: where apply writes the token (as configured, relative to the config directory). */
   tokenFile?: string;
   /** What the configuration calls the object besides its address: a CDKTF construct path. Display only. */
@@ -87,6 +89,8 @@ export interface PlanSummary {
   delete: number;
   /** Resources no longer managed, kept live (`removed:` entries); absent when none. */
   forget?: number;
+  /** Existing objects adopted (`import:` entries), also counted by what else they do; absent when none. */
+  import?: number;
 }
 
 /** What a plan was made against, so a saved plan can be refused once it is stale. */
@@ -156,6 +160,7 @@ export function summarize(changes: readonly Change[]): PlanSummary {
     else if (c.action === "replace") s.replace++;
     else if (c.action === "delete") s.delete++;
     else if (c.action === "forget") s.forget = (s.forget ?? 0) + 1;
+    if (c.importId !== undefined) s.import = (s.import ?? 0) + 1;
     else if (c.action === "put") {
       if (c.before === undefined) s.create++;
       else s.update++;

@@ -22,6 +22,7 @@ import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
 import { digestOf, keptDigests, sha256, valuesFingerprint } from "./fingerprint.js";
+import { applyImports, type Import } from "./imports.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { applyMoves, type Move } from "./moves.js";
@@ -77,7 +78,9 @@ export function makePlan(input: PlanInput): Plan {
       ? undefined
       : recordYields({ desired, resources: desired.resources, live: input.live, state: input.state });
   const moved = applyMoves(desired.stack, input.state, input.live, moves, yields);
-  const { live, state } = moved;
+  const { live } = moved;
+  const imported = applyImports(desired.stack, moved.state, live, destroy ? [] : (desired.imports ?? []));
+  const { state } = imported;
   const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
 
   const byAddress = new Map<string, Match>();
@@ -106,6 +109,7 @@ export function makePlan(input: PlanInput): Plan {
     markMoved(changes, move);
     if (input.state.resources[move.from]) forget.push(move.from);
   }
+  for (const i of imported.applied) markImported(changes, i);
   orderDeletes(changes, desired.resources);
   // A requested replace keeps the object usable throughout: the new API key exists before the old goes.
   for (const c of changes)
@@ -205,6 +209,16 @@ function markMoved(changes: Change[], move: Move): void {
     change.movedFrom = move.from;
     const why = change.reason === MARKER_MISSING ? "its ownership marker is rewritten" : change.reason;
     change.reason = `moved from ${move.from}${change.action === "no-op" ? "" : ` (${why})`}`;
+  }
+}
+
+/** Marks the change of `i.to` as an import of `i.id` (its reason says so), unless it replaces it. */
+function markImported(changes: Change[], i: Import): void {
+  const change = changes.find((c) => c.address === i.to);
+  if (change && change.action !== "replace") {
+    change.importId = i.id;
+    const why = change.reason === MARKER_MISSING ? "its ownership marker is written" : change.reason;
+    change.reason = `imported from ${i.id}${change.action === "no-op" ? "" : ` (${why})`}`;
   }
 }
 

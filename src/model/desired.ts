@@ -90,6 +90,8 @@ export interface DesiredState {
   configDir: string;
   /** `moved:` entries: addresses renamed without recreating their objects (absent: none). */
   moved?: { from: string; to: string }[];
+  /** `import:` entries: existing objects (by id) to adopt at a configured address (absent: none). */
+  imports?: { to: string; id: string }[];
   /** `removed:` entries: addresses to stop managing without deleting their objects, sorted (absent: none). */
   removed?: string[];
   /** The `state:` block's URL, interpolated (src/config/state-setting.ts); absent: the default file. */

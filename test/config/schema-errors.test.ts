@@ -44,7 +44,7 @@ describe("YAML itself", () => {
 describe("layout", () => {
   it("reports unknown top-level keys with a suggestion, and ignores x- keys", async () => {
     expect(await problems({ "a.yaml": yaml("x-anchors: {a: 1}", "api_key:", "  ci: {}") })).toEqual([
-      "a.yaml:2:1: api_key: unknown top-level key (did you mean api_keys?); expected stack, ownership, moved, removed, state, api_keys, event_destinations, event_subscriptions, ip_restrictions, ssh_credentials, ssh_host_certificates, tls_certificates, tunnel_group_backends, edges or x-... (free, e.g. for anchors)",
+      "a.yaml:2:1: api_key: unknown top-level key (did you mean api_keys?); expected stack, ownership, moved, removed, import, state, api_keys, event_destinations, event_subscriptions, ip_restrictions, ssh_credentials, ssh_host_certificates, tls_certificates, tunnel_group_backends, edges or x-... (free, e.g. for anchors)",
     ]);
   });
 

@@ -28,7 +28,8 @@ import { formatValue, isMultiline, KNOWN_AFTER_APPLY } from "./values.js";
 export function summaryLine(plan: Plan): string {
   const s = summarize(plan.changes);
   const forget = s.forget ? `, ${s.forget} to forget` : "";
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete${forget}.`;
+  const imports = s.import ? `${s.import} to import, ` : "";
+  return `Plan: ${imports}${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete${forget}.`;
 }
 
 /** The line printed when a plan has no changes. */
@@ -146,7 +147,7 @@ function verb(ch: Change): string {
     case "create":
       return "will be created";
     case "update":
-      return "will be updated in place";
+      return ch.importId ? "will be imported and updated in place" : "will be updated in place";
     case "replace":
       return "must be replaced";
     case "put":

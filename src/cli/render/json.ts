@@ -32,6 +32,8 @@ export interface JsonChange {
   label?: string;
   /** Renamed by a `moved:` entry from this address. */
   moved_from?: string;
+  /** Adopted by an `import:` entry: the existing object's id (Terraform's `importing`). */
+  importing?: { id: string };
 }
 
 /** The JSON plan document. */
@@ -95,6 +97,7 @@ function changeToJson(c: Change): JsonChange {
     ...(c.tokenFile ? { token_file: c.tokenFile } : {}),
     ...(c.label ? { label: c.label } : {}),
     ...(c.movedFrom ? { moved_from: c.movedFrom } : {}),
+    ...(c.importId ? { importing: { id: c.importId } } : {}),
   };
 }
 
@@ -139,5 +142,6 @@ function changeFromJson(c: JsonChange): Change {
     ...(c.token_file ? { tokenFile: c.token_file } : {}),
     ...(c.label ? { label: c.label } : {}),
     ...(c.moved_from ? { movedFrom: c.moved_from } : {}),
+    ...(c.importing ? { importId: c.importing.id } : {}),
   };
 }
