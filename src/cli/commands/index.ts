@@ -19,6 +19,7 @@ export const commands: CommandEntry[] = [
   { name: "watch", load: async () => (await import("./watch.js")).registerWatch },
   { name: "destroy", load: async () => (await import("./destroy.js")).registerDestroy },
   { name: "import", load: async () => (await import("./import.js")).registerImport },
+  { name: "generate", load: async () => (await import("./generate.js")).registerGenerate },
   { name: "endpoints", load: async () => (await import("./endpoints.js")).registerEndpoints },
   { name: "state", load: async () => (await import("./state.js")).registerState },
   { name: "serve", load: async () => (await import("./serve.js")).registerServe },
