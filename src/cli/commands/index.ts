@@ -24,7 +24,14 @@ export const commands: CommandEntry[] = [
   { name: "state", load: async () => (await import("./state.js")).registerState },
   { name: "serve", load: async () => (await import("./serve.js")).registerServe },
   { name: "terraform", load: async () => (await import("./terraform.js")).registerTerraform },
+  { name: "completion", load: async () => (await import("./completion.js")).registerCompletion },
 ];
+
+/** The hidden command the completion scripts call; it answers from every command's definition. */
+const completionServer: CommandEntry = {
+  name: "completion-server",
+  load: async () => (await import("./completion.js")).registerCompletionServer,
+};
 
 /**
  * The commands a run needs, from its arguments (without `node` and the script): the named command
@@ -33,6 +40,7 @@ export const commands: CommandEntry[] = [
  */
 export function commandsFor(args: readonly string[]): CommandEntry[] {
   const word = args.find((a) => !a.startsWith("-"));
+  if (word === "completion-server") return [...commands, completionServer];
   const named = commands.find((c) => c.name === word);
   if (named) return [named];
   if (word === undefined && args.some((a) => a === "-V" || a === "--version")) return [];
