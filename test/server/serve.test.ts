@@ -59,6 +59,35 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   return { child, stdout: () => out, stderr: () => err, url, exit };
 }
 
+test("--log-format human: one readable line per request, no secret; json is the default off a terminal", async () => {
+  const served = await serve(["--log-format", "human"], {
+    TGW_BOOTSTRAP_TOKEN: "human-log-token-0123456789",
+  });
+  const call = caller(served.url, "human-log-token-0123456789");
+  const created = await call("POST", "/api_keys", { description: "logged" });
+  expect((await call("GET", "/api_keys?limit=1")).status).toBe(200);
+  served.child.kill("SIGTERM");
+  expect(await served.exit).toBe(0);
+  const lines = served.stderr().split("\n");
+  expect(
+    lines.some((l) => /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/api_keys 201 [\d.]+ ms op_\w+$/.test(l)),
+  ).toBe(true);
+  expect(lines.some((l) => /INFO: GET \/api_keys\?limit=1 200 [\d.]+ ms op_\w+$/.test(l))).toBe(true);
+  expect(served.stderr()).not.toContain("{");
+  expect(served.stderr()).not.toContain(String(created.body.token));
+  expect(served.stderr()).not.toContain("human-log-token");
+
+  const bad = spawn(process.execPath, ["--import", TSX, MAIN, "serve", "--log-format", "pretty"], {
+    env: process.env,
+  });
+  let err = "";
+  bad.stderr?.on("data", (d) => {
+    err += String(d);
+  });
+  expect(await new Promise((resolve) => bad.on("exit", resolve))).toBe(1);
+  expect(err).toContain("--log-format must be human or json, got pretty");
+});
+
 test("prints its URL and a generated token once; serves; logs no secret; exits on SIGTERM", async () => {
   const dataPath = join(dir, "serve.db");
   const first = await serve(["--data", dataPath, "--fixtures", FIXTURES]);

@@ -4,12 +4,13 @@
  *
  * Prints its URL on stdout, and the bootstrap admin token only when it generated one (first start on
  * an empty store without TGW_BOOTSTRAP_TOKEN): that is the only time it is shown. The request log
- * (pino, JSON lines) goes to stderr and never holds a token, key or body.
+ * (pino: one line per request) goes to stderr, readable on a terminal (pino-pretty), JSON lines
+ * otherwise or with `--log-format json`, and never holds a token, key or body.
  */
 import { TgwError, UsageError } from "../../errors.js";
 import type { startServer } from "../../server/server.js";
 import type { RegisterCommand } from "../command.js";
-import { color, helpExamples } from "../output.js";
+import { color, colorErr, helpExamples } from "../output.js";
 
 interface ServeOptions {
   host: string;
@@ -19,6 +20,7 @@ interface ServeOptions {
   rateLimit?: string;
   faults?: string;
   logLevel: string;
+  logFormat?: string;
   publicUrl?: string;
   mintAdminKey?: boolean;
   account?: string;
@@ -67,6 +69,10 @@ export const registerServe: RegisterCommand = (program) => {
       "with --mint-admin-key: the account (acct_...) or new for a new account (default: the default account)",
     )
     .option("--log-level <level>", `request log level: ${LOG_LEVELS.join(", ")}`, "info")
+    .option(
+      "--log-format <format>",
+      "request log: human (one readable line per request; the default on a terminal) or json (JSON lines; the default otherwise)",
+    )
     .addHelpText(
       "after",
       `
@@ -84,6 +90,8 @@ async function runServe(opts: ServeOptions): Promise<void> {
   const port = Number(opts.port);
   if (!/^\d+$/.test(opts.port) || port > 65535)
     throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
+  if (opts.logFormat !== undefined && opts.logFormat !== "human" && opts.logFormat !== "json")
+    throw new UsageError(`--log-format must be human or json, got ${opts.logFormat}`);
   if (!LOG_LEVELS.includes(opts.logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${opts.logLevel}`);
   }
@@ -136,7 +144,7 @@ async function listen(
       ...(opts.faults === undefined ? {} : { faults: opts.faults }),
       ...(opts.publicUrl === undefined ? {} : { publicUrl: opts.publicUrl }),
       ...(bootstrapToken ? { bootstrapToken } : {}),
-      logger: { level: opts.logLevel, stream: process.stderr },
+      logger: { level: opts.logLevel, stream: await logStream(opts.logFormat) },
     });
   } catch (err) {
     const code = (err as { code?: string }).code;
@@ -163,4 +171,25 @@ async function mintKey(opts: ServeOptions, dataKey: string | undefined): Promise
   process.stdout.write(
     `tgw serve: new admin key ${minted.keyId} of account ${minted.accountId}\n  export TGW_API_KEY=${minted.token}\n${color.yellow("  This token is shown only once: keep it.")}\n`,
   );
+}
+
+/**
+ * Where the request log goes: stderr as JSON lines, or through pino-pretty as one readable line per
+ * request (`[10:02:11.123] INFO: GET /api_keys 200 5.7 ms op_...`) for `human`, the default on a
+ * terminal.
+ */
+async function logStream(format: string | undefined): Promise<NodeJS.WritableStream> {
+  if ((format ?? (process.stderr.isTTY ? "human" : "json")) === "json") return process.stderr;
+  const { default: pretty } = await import("pino-pretty");
+  return pretty({
+    destination: 2,
+    sync: true,
+    colorize: colorErr.isColorSupported,
+    translateTime: "HH:MM:ss.l",
+    ignore: "pid,hostname,operation_id,method,url,status,duration_ms",
+    messageFormat: (log, key) =>
+      typeof log.method === "string"
+        ? `${log.method} ${String(log.url)} ${String(log.status)} ${String(log.duration_ms)} ms ${String(log.operation_id)}`
+        : String(log[key]),
+  });
 }
