@@ -34,7 +34,13 @@ import { color, colorErr, jsonDocumentWritten, LineOutput, warn } from "./output
 import { type PlanFile, readPlanFile } from "./plan-file.js";
 import { partialWarning, writePlan } from "./render/human.js";
 import { planToJson } from "./render/json.js";
-import { applySummary, lostTokenWarning, progressLine, runnerTokenWarning } from "./render/progress.js";
+import {
+  ApplyCounter,
+  applySummary,
+  lostTokenWarning,
+  progressLine,
+  runnerTokenWarning,
+} from "./render/progress.js";
 import { type TakeoverFlags, takeoverOptions, withTakeover } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
@@ -189,6 +195,7 @@ function interruptHandler(run: ApplyRun, controller: AbortController): () => voi
  */
 function progressHandler(run: ApplyRun): (e: EngineEvent) => void {
   const { opts, saved, out, c } = run;
+  const counter = new ApplyCounter();
   return (e) => {
     if (e.type === "token_lost") run.lost.set(e.address, e);
     if (e.type === "planned") {
@@ -198,6 +205,8 @@ function progressHandler(run: ApplyRun): (e: EngineEvent) => void {
     else if (e.type === "warning") warn(e.message);
     const line = progressLine(e, c);
     if (line) out.write(`${line}\n`);
+    const count = counter.next(e);
+    if (count) out.write(`${c.bold(count)}\n`);
   };
 }
 

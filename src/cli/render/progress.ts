@@ -113,3 +113,37 @@ export function runnerTokenWarning(
   const names = written.map((t) => t.address).join(", ");
   return `${c.yellow(c.bold("Warning:"))} ${written.length === 1 ? "a new token was" : `${written.length} new tokens were`} written to files on this CI runner (${names}), which go with it: set TGW_TOKEN_COMMAND to hand tokens to a secret store (docs/ci.md > Tokens).\n`;
 }
+
+/** Applies smaller than this print no progress counters: their change lines are few enough. */
+const COUNTED_FROM = 100;
+
+/**
+ * Counters of a large apply (issue 29 §2): after each tenth of its changes, one line with the count
+ * done of the total, the failures and the rate, such as
+ * `Progress: 2,000 of 10,000 changes (20 %), 0 failed, 412/s`, on a terminal as in a CI log.
+ * Feed it every engine event; it returns the line to print, if any.
+ */
+export class ApplyCounter {
+  #total = 0;
+  #done = 0;
+  #failed = 0;
+  #tenths = 0;
+  #since: number | undefined;
+
+  /** The counter line this event completes, or undefined. */
+  next(e: EngineEvent, now: number = performance.now()): string | undefined {
+    if (e.type === "planned") this.#total = e.plan.changes.filter((c) => c.action !== "no-op").length;
+    else if (e.type === "step_started") this.#since ??= now;
+    else if (e.type === "change_applied") this.#done++;
+    else if (e.type === "step_failed") this.#failed++;
+    else return undefined;
+    const count = this.#done + this.#failed;
+    if (this.#total < COUNTED_FROM || count === 0) return undefined;
+    const tenths = Math.floor((10 * count) / this.#total);
+    if (tenths <= this.#tenths) return undefined;
+    this.#tenths = tenths;
+    const seconds = Math.max((now - (this.#since ?? now)) / 1000, 0.001);
+    const n = (x: number) => x.toLocaleString("en-US");
+    return `Progress: ${n(count)} of ${n(this.#total)} changes (${Math.round((100 * count) / this.#total)} %), ${n(this.#failed)} failed, ${n(Math.round(this.#done / seconds))}/s`;
+  }
+}
