@@ -15,10 +15,14 @@
  * key's budget).
  *
  *   npm run build && npx tsx bench/plan.ts [--sizes 1000,10000] [--runs 5] [--rate-runs 8] [--quick]
- *     [--vs other/bin/tgw.js]
+ *     [--vs other/bin/tgw.js] [--rtt 50]
  *
  * `--vs` times another build of tgw (its `bin/tgw.js`) in the same loops, one run after this build's,
  * for before/after figures of one run: validate and plan rows for it, and this build's ratio to it.
+ *
+ * `--rtt MS`: then, per size, `tgw plan` through ./latency-proxy.ts, which adds MS of round trip (the
+ * server restarted with the proxy as its public URL): the time a user far from the API waits, and the
+ * requests each plan sends (issue 30's goal: 10,000 objects within 2.0 s at 50 ms).
  *
  * Loopback only; sizes above 30,000 are refused. Seeding (one `tgw apply` of N creates) is timed too.
  */
@@ -28,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { startLatencyProxy } from "./latency-proxy.js";
 import { median } from "./stats.js";
 import { writeWorkload } from "./workload.js";
 
@@ -59,8 +64,9 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run>
 }
 
 /** `tgw serve` on `port` (default: a free one) with the workload's fixtures and a data file; resolves with its URL. */
-async function serve(dir: string, fixtures: string, rateLimit?: string, port = "0") {
+async function serve(dir: string, fixtures: string, rateLimit?: string, port = "0", publicUrl?: string) {
   const args = [TGW, "serve", "--port", port, "--data", join(dir, "api.sqlite"), "--fixtures", fixtures];
+  if (publicUrl) args.push("--public-url", publicUrl);
   args.push("--log-level", "error", ...(rateLimit ? ["--rate-limit", rateLimit] : []));
   const env = { ...process.env, TGW_BOOTSTRAP_TOKEN: TOKEN, TGW_DATA_KEY: "bench-data-key-0123456789" };
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
@@ -98,6 +104,8 @@ function expectOk(r: Run, what: string, codes: number[] = [0]): void {
 
 /** The other build's bin given by `--vs`, if any. */
 let other: string | undefined;
+/** Round trip added by ./latency-proxy.ts for the `--rtt` section (ms); 0: none. */
+let rtt = 0;
 
 async function measure(n: number, runs: number, rateRuns: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tgw-bench-plan-"));
@@ -203,10 +211,49 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
           `429 answers: ${limited} (goal 0); each run: ${each.join(", ")} s\n`,
       );
     }
+    if (rtt > 0) server = await overLatency(server, dir, workload.fixtures, env, runs);
     await server.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The goal of `tgw plan` of 10,000 objects over a link with 50 ms of round trip (issue 30). */
+const RTT_GOAL_MS = 2_000;
+
+/**
+ * `tgw plan` through ./latency-proxy.ts (`--rtt`): the server restarts on the same port with the
+ * proxy as its public URL (its links name the proxy), and plans run through it.
+ * @returns the restarted server
+ */
+async function overLatency(
+  server: Awaited<ReturnType<typeof serve>>,
+  dir: string,
+  fixtures: string,
+  env: NodeJS.ProcessEnv,
+  runs: number,
+): Promise<Awaited<ReturnType<typeof serve>>> {
+  const port = new URL(server.url).port;
+  await server.stop();
+  const proxy = await startLatencyProxy(Number(port), rtt);
+  const restarted = await serve(dir, fixtures, undefined, port, proxy.url);
+  // The state records the API's URL; the proxy's is another one.
+  const args = [TGW, "plan", "-f", ".", "--detailed-exitcode", "--allow-api-change"];
+  const viaProxy = { ...env, TGW_API_URL: proxy.url };
+  const times: number[] = [];
+  let perPlan = 0;
+  for (let i = 0; i < runs + 1; i++) {
+    const p = await run(args, viaProxy, dir);
+    expectOk(p, `tgw plan over ${rtt} ms of round trip`);
+    perPlan = (await requests(restarted.url)).total;
+    if (i > 0) times.push(p.ms);
+  }
+  await proxy.close();
+  const goal = rtt === 50 ? ` (goal at 10,000 objects <= ${ms(RTT_GOAL_MS)})` : "";
+  process.stdout.write(
+    `\nover a link with ${rtt} ms of round trip (bench/latency-proxy.ts): tgw plan ${ms(median(times))}, median of ${runs}${goal}; ${perPlan} requests per plan\n`,
+  );
+  return restarted;
 }
 
 /**
@@ -264,8 +311,11 @@ async function main(): Promise<void> {
       "rate-runs": { type: "string" },
       quick: { type: "boolean" },
       vs: { type: "string" },
+      rtt: { type: "string" },
     },
   });
+  rtt = Number(values.rtt ?? 0);
+  if (!Number.isFinite(rtt) || rtt < 0) throw new Error(`--rtt ${values.rtt}: expected milliseconds`);
   other = values.vs === undefined ? undefined : resolve(values.vs);
   const sizes = (values.sizes ?? (values.quick ? "1000" : "1000,10000")).split(",").map(Number);
   const runs = Number(values.runs ?? (values.quick ? 3 : 5));
