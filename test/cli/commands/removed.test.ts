@@ -137,3 +137,22 @@ it("bad removed entries are reported with file, line and field, and nothing is p
     expect(plan.stderr).toContain("removed");
   }
 });
+
+it("removed after a tgw state mv not applied yet: the marker naming the old address goes too, so no later plan prunes the object", async () => {
+  await configure("removed-mv", ["a", "keep"]);
+  expect((await run("apply", "--auto-approve")).code).toBe(0);
+  const id = await idOf("api_keys.a");
+  expect((await run("state", "mv", "api_keys.a", "api_keys.b")).code).toBe(0);
+  await configure("removed-mv", ["keep"], ["b"]);
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.stderr).not.toContain("Error");
+  expect(applied.stdout).toContain("1 no longer managed");
+  const after = await liveKey(id);
+  expect(after.status).toBe(200);
+  expect(JSON.parse(after.body.metadata as string)).toEqual({ team: "a" });
+  await configure("removed-mv", ["keep"]);
+  const plan = await run("plan", "--detailed-exitcode");
+  expect(plan.stdout).toContain("No changes.");
+  expect(plan.code).toBe(0);
+  expect((await liveKey(id)).status).toBe(200);
+});
