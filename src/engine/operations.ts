@@ -10,7 +10,8 @@
  *   file (mode 0600) before the state records the key.
  * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
  * - delete: a 404 means it is already gone, which is what was wanted.
- * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped.
+ * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped;
+ *   an API key's default token file is moved aside (./tokens.ts `setTokenAside`).
  *
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
@@ -21,6 +22,7 @@ import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
+import { returnsToken } from "../model/token-file.js";
 import type { TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
@@ -36,6 +38,7 @@ import { runTokenCommand } from "./token-command.js";
 import {
   configuredTokenFile,
   removeDeletedKeysToken,
+  setTokenAside,
   tokenDigest,
   tokenFilePath,
   writeTokenFile,
@@ -225,6 +228,10 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
       if (records[c.address]?.id === id) delete records[c.address];
     }),
   );
+  if (returnsToken(kind.kind)) {
+    const aside = await setTokenAside(c.address, id, ctx.desired.configDir);
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside });
+  }
   return id;
 }
 

@@ -355,6 +355,27 @@ function movedTokenFile(from: string, configDir: string): string {
 }
 
 /**
+ * Moves the default token file of an API key that a `removed:` entry stops managing aside, to
+ * `.tgw/secrets/removed/<name>.<id>.token` (mode 0600 kept, directory 0700): the key lives on, so its
+ * token is kept, but a key adopted or made at the address later must not pass for its owner.
+ * @returns the new path, or undefined when there was no such file
+ * @throws Error from the file system (EACCES...)
+ */
+export async function setTokenAside(
+  address: string,
+  id: string,
+  configDir: string,
+): Promise<string | undefined> {
+  const file = movedTokenFile(address, configDir);
+  if (!(await exists(file))) return undefined;
+  const dir = join(dirname(file), "removed");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const aside = join(dir, `${address.slice(address.indexOf(".") + 1)}.${id}.token`);
+  await rename(file, aside);
+  return aside;
+}
+
+/**
  * Removes the default token file of a deleted API key that is no longer in the configuration, when it
  * holds that key's token (`digest`, as its record says): a dead token must not pass later for the
  * token of another key at the address (a new key, or one `tgw state mv` brings there).

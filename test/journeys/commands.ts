@@ -66,11 +66,19 @@ function rename(m: Model, from: string, to: string, keep: boolean): void {
 function readded(m: Model, address: string): void {
   for (const move of validMoves(m)) if (move.from === address) m.mayChange.add(move.to);
   m.moved = m.moved.filter((move) => move.from !== address);
+  m.removed.delete(address);
+  // Configured again before its entry was applied, the kept object may be managed again.
+  for (const [id, kept] of m.kept) if (kept === address) m.kept.delete(id);
 }
 
 /** Records that a state record may be gone: an unapplied `state mv`'s object is then pruned. */
 function recordsLost(m: Model, addresses: Iterable<string> = m.unmarked): void {
-  for (const a of addresses) if (m.unmarked.has(a)) m.mayChange.add(a);
+  for (const a of addresses) {
+    if (!m.unmarked.has(a)) continue;
+    m.mayChange.add(a);
+    // A removed: entry not applied yet keeps nothing then: the object's marker names the old address.
+    for (const [id, kept] of m.kept) if (kept === a) m.kept.delete(id);
+  }
 }
 
 export class Add extends Base {
@@ -127,6 +135,31 @@ export class Remove extends Base {
   }
   describe() {
     return `remove #${this.index}`;
+  }
+}
+
+/** Stops managing an address with a `removed:` entry: its object stays live, unmanaged. */
+export class StopManaging extends Base {
+  constructor(readonly index: number) {
+    super();
+  }
+  override check(m: Readonly<Model>) {
+    return m.desired.size > 0;
+  }
+  async run(m: Model) {
+    const address = pick(sorted(m), this.index);
+    const id = m.ids.get(address);
+    m.desired.delete(address);
+    m.ids.delete(address);
+    m.removed.add(address);
+    // Kept for sure only when the model knows the object: not one that may be another by now, nor the
+    // object of a rename onto this address not applied yet (its record and marker name the old one).
+    const known = !m.mayChange.has(address) && !m.moved.some((move) => move.to === address);
+    if (id !== undefined && known) m.kept.set(id, address);
+    this.done = `${address}${id !== undefined && known ? ` keeps ${id}` : ""}`;
+  }
+  describe() {
+    return `stop managing #${this.index} with removed:`;
   }
 }
 
@@ -392,6 +425,7 @@ export class HandDelete extends Base {
     const o = pick(owned, this.index);
     await w.api.delete(`${o.path}/${o.id}`);
     for (const [address, id] of m.ids) if (id === o.id) m.mayChange.add(address);
+    m.kept.delete(o.id); // a removed: entry not applied yet: its object still carries the marker
     this.done = `${o.address} ${o.id}`;
   }
   describe() {
@@ -466,6 +500,7 @@ export const commandArbitraries: fc.Arbitrary<Command>[] = [
   fc.tuple(address, description).map(([a, d]) => new Add(a, d)),
   fc.tuple(index, description).map(([i, d]) => new Edit(i, d)),
   index.map((i) => new Remove(i)),
+  index.map((i) => new StopManaging(i)),
   fc.tuple(index, fc.constantFrom(...NAMES)).map(([i, n]) => new RenameMoved(i, n)),
   fc.tuple(index, fc.constantFrom(...NAMES)).map(([i, n]) => new RenameStateMv(i, n)),
   index.map((i) => new StateRm(i)),

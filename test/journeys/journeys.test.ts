@@ -38,6 +38,7 @@ import {
   RenameStateMv,
   SecondWorkspace,
   StateRm,
+  StopManaging,
   StrictTokens,
   WatchTick,
 } from "./commands.js";
@@ -401,5 +402,14 @@ describe("journeys found by the random run", () => {
     journey(
       [["api_keys.a", "one"]],
       [new LoseStateTakeover(), new HandDelete(0), new Apply(), new OlderState(4)],
+    ));
+
+  // Found by the first run with removed: entries (2026-11-28): the key b stopped being managed, a new
+  // key imported at b after a lost state; b.token still held the kept key's token, live, so it passed
+  // for the new key's. A forgotten key's token file is now moved aside.
+  it("a key removed, then another imported at its address: the old token file does not pass for the new key (fixed)", () =>
+    journey(
+      [["api_keys.b", "one"]],
+      [new StopManaging(0), new LoseStateTakeover(), new Import("api_keys.b", "one"), new Apply()],
     ));
 });

@@ -16,6 +16,7 @@ import { importResource } from "../../src/engine/adopt.js";
 import {
   type EngineEvent,
   hasChanges,
+  liveObject,
   type Plan,
   type ReconcileOptions,
   type ReconcileResult,
@@ -38,6 +39,10 @@ export interface Model {
   desired: Map<string, string>;
   /** `moved:` entries as written (those that no longer fit the configuration are left out of it). */
   moved: { from: string; to: string }[];
+  /** Addresses with a `removed:` entry (those the configuration has again are left out of it). */
+  removed: Set<string>;
+  /** Id -> address of each object a `removed:` entry keeps: it must stay live, without this stack's marker. */
+  kept: Map<string, string>;
   /** Address -> id of its object after the last successful apply (or import). */
   ids: Map<string, string>;
   /** Addresses whose object may be another one at the next check (deleted by hand, planned replace...). */
@@ -82,6 +87,8 @@ export function newModel(): Model {
   return {
     desired: new Map(),
     moved: [],
+    removed: new Set(),
+    kept: new Map(),
     ids: new Map(),
     mayChange: new Set(),
     unmarked: new Set(),
@@ -126,6 +133,10 @@ export function desiredOf(world: World, model: Model, workspace: Workspace): Des
     .map(([address, description]) => res(address, { description }))
     .sort((a, b) => (a.address < b.address ? -1 : 1));
   const moved = validMoves(model);
+  // checkRemoved's rules: not configured, not a `moved:` entry's `from`.
+  const removed = [...model.removed]
+    .filter((a) => !model.desired.has(a) && !moved.some((m) => m.from === a))
+    .sort();
   return {
     stack: world.stack,
     ownership: "marker",
@@ -133,6 +144,7 @@ export function desiredOf(world: World, model: Model, workspace: Workspace): Des
     files: [join(workspace.dir, "tgw.yaml")],
     configDir: workspace.dir,
     ...(moved.length > 0 ? { moved } : {}),
+    ...(removed.length > 0 ? { removed } : {}),
   };
 }
 
@@ -276,6 +288,7 @@ export async function checkConverged(world: World, model: Model, workspace: Work
     const now = byAddress.get(address)?.[0]?.id;
     if (now !== id) fail(`${address} was ${id} and is now ${now}: deleted or recreated without a replace`);
   }
+  await checkKept(world, model);
   await checkTokens(world, model, workspace, applied, "apply");
   const next = await run(world, model, workspace, { mode: "plan" });
   const { plan } = next.result;
@@ -287,6 +300,24 @@ export async function checkConverged(world: World, model: Model, workspace: Work
   model.ids = new Map([...byAddress].map(([address, list]) => [address, (list[0] as Owned).id]));
   model.mayChange.clear();
   model.unmarked.clear();
+}
+
+/** Every object a `removed:` entry keeps is live and carries no marker of this stack. */
+async function checkKept(world: World, model: Model): Promise<void> {
+  for (const [id, address] of model.kept) {
+    const kind = kindOf(address);
+    const raw = await world.api
+      .get<Record<string, unknown>>(`${kind.path}/${id}`)
+      .catch((err: unknown) =>
+        err instanceof ApiError && err.status === 404 ? undefined : Promise.reject(err),
+      );
+    if (raw === undefined) fail(`${address}'s object ${id}, kept by a removed: entry, was deleted`);
+    const marker = liveObject(kind.kind, id, raw as Record<string, unknown>).marker;
+    if (marker?.stack === world.stack)
+      fail(
+        `${address}'s object ${id}, kept by a removed: entry, still carries the marker of ${marker.address}`,
+      );
+  }
 }
 
 /** A plan in one line: `address action (reason)`, forgotten addresses, other lineages. */

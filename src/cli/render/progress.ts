@@ -55,6 +55,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
+    case "token_set_aside":
+      return `${event.address}: the key lives on, no longer managed; its token file was moved to ${shownTokenFile(event.path, process.cwd())}`;
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":

@@ -4,7 +4,7 @@
  * `removed` block). The journeys end with the object alive, without tgw's marker, unrecorded, and
  * nothing deleted by later plans, destroys, or a lost state.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
@@ -83,8 +83,15 @@ it("a key removed: planned as forget, its marker taken out, its record dropped; 
   expect(after.status).toBe(200);
   expect(JSON.parse(after.body.metadata as string)).toEqual({ team: "a" });
   expect(await recorded()).toEqual(["api_keys.b"]);
-  // The key lives on: so does its token file.
-  expect(await readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8")).toBe(token);
+  // The key lives on, and so does its token, moved aside: a key made or adopted at the address later
+  // must not pass for its owner.
+  expect(applied.stdout).toContain(
+    `api_keys.a: the key lives on, no longer managed; its token file was moved to`,
+  );
+  const aside = join(dir, ".tgw", "secrets", "removed", `a.${id}.token`);
+  expect(await readFile(aside, "utf8")).toBe(token);
+  expect((await stat(aside)).mode & 0o777).toBe(0o600);
+  await expect(readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8")).rejects.toThrow();
 
   for (const removed of [["a"], []]) {
     await configure("removed", ["b"], removed);
