@@ -75,7 +75,7 @@ export interface ReconcileOptions extends SafetyOptions {
   approve?: (plan: Plan) => Promise<boolean>;
   /** Apply only if the plan equals this saved one (`tgw apply PLANFILE`). */
   saved?: SavedPlanCheck;
-  /** Refresh concurrency (lists and module reads in flight); default 4. */
+  /** Refresh concurrency (lists and module reads in flight); default 16. */
   refreshConcurrency?: number;
   /** Addresses to replace even if unchanged (`--replace`); checked by `checkReplaceAddresses`. */
   replace?: readonly string[];
@@ -256,7 +256,7 @@ async function refreshLive(
     ? await options.readLive(scope, state, signal)
     : await refresh(api, scope, {
         ...(signal ? { signal } : {}),
-        concurrency: options.refreshConcurrency ?? 4,
+        concurrency: options.refreshConcurrency ?? 16,
       });
   emit({
     type: "refreshed",

@@ -53,7 +53,7 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
 /** Options of `refresh`. */
 export interface RefreshOptions {
   signal?: AbortSignal;
-  /** Lists and module reads in flight at once; default 4. */
+  /** Lists and module reads in flight at once; default 16. */
   concurrency?: number;
 }
 
@@ -67,7 +67,7 @@ export async function refresh(
   options: RefreshOptions = {},
 ): Promise<LiveState> {
   const live = emptyLiveState();
-  const limit = pLimit(options.concurrency ?? 4);
+  const limit = pLimit(options.concurrency ?? 16);
   // The first failure stops the other reads (their results would be thrown away).
   const failed = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
