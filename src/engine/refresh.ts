@@ -12,6 +12,7 @@
  * Kinds are listed and modules read concurrently, at most `concurrency` at a time (the client's rate
  * limiter still applies to every request).
  */
+import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 import { type Api, ApiError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
@@ -67,10 +68,13 @@ export async function refresh(
   options: RefreshOptions = {},
 ): Promise<LiveState> {
   const live = emptyLiveState();
-  const limit = pLimit(options.concurrency ?? 16);
+  const concurrency = options.concurrency ?? 16;
+  const limit = pLimit(concurrency);
   // The first failure stops the other reads (their results would be thrown away).
   const failed = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+  // Each read in flight listens to it (a list's pages one after another): more than Node's default 10.
+  setMaxListeners(2 * concurrency + 10, signal);
   const tasks: Promise<void>[] = [];
   const parents = new Map<string, Promise<void>>();
   const checkParent = (path: string): Promise<void> => {
