@@ -12,6 +12,7 @@
  * adopted by its path: it needs no entry), `id` an id of that kind, each `to` and each `id` named once,
  * and `to` is not the `to` of a `moved:` entry. The engine applies them (src/engine/imports.ts).
  */
+import { parseAddress } from "../model/address.js";
 import { collections, kindOfId } from "../model/index.js";
 import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
@@ -75,14 +76,12 @@ export function checkImports(
   for (const e of entries) {
     const bad = (message: string) => problems.add(e.pos, "import", `${e.to} <- ${e.id}: ${message}`);
     const kind = kindOf.get(e.to);
+    const collection = cols.get(parseAddress(e.to)?.collection ?? "");
     const ofId = kindOfId(e.id);
     if (kind === undefined) bad(`${e.to} is not in the configuration: add it there first`);
-    else if (!cols.has(e.to.slice(0, e.to.indexOf("."))))
-      bad("a module is adopted by its path: it needs no import entry");
+    else if (!collection) bad("a module is adopted by its path: it needs no import entry");
     else if (ofId?.kind !== kind)
-      bad(
-        `${e.id} is not the id of a ${cols.get(e.to.slice(0, e.to.indexOf(".")))?.title ?? kind}${ofId ? `: it is a ${ofId.title}` : ""}`,
-      );
+      bad(`${e.id} is not the id of a ${collection.title}${ofId ? `: it is a ${ofId.title}` : ""}`);
     else if (movedTo.has(e.to))
       bad(`${e.to} is also the to of a moved entry: an address is either moved or imported`);
     else if (seenTo.has(e.to)) bad(`${e.to} is imported twice`);

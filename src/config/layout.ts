@@ -8,6 +8,8 @@
  * roots of the module tree (`edges`), and any key starting with `x-` (ignored: a place for YAML
  * anchors, as in Compose files).
  */
+
+import { NAME_PATTERN } from "../model/address.js";
 import { OWNERSHIP_MODES, type OwnershipMode } from "../model/desired.js";
 import { collections, type KindDescriptor } from "../model/index.js";
 import { explainId } from "../model/validation/ids.js";
@@ -21,8 +23,8 @@ import { type RemovedEntry, readRemoved } from "./removed.js";
 import { describeNode, type MapNode, type Node, type Position } from "./source.js";
 import { readStateSetting, type StateSetting } from "./state-setting.js";
 
-/** Names of resources: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
-export const NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,62}$";
+export { NAME_PATTERN };
+
 /** Stack names: letters, digits, `_`, `.` and `-`, starting with a letter or digit. */
 export const STACK_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$";
 

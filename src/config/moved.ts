@@ -14,6 +14,7 @@
  * applies the moves (src/engine/moves.ts); an entry whose `from` is no longer known does nothing, so
  * entries may stay in the configuration after the move was applied.
  */
+import { parseAddress } from "../model/address.js";
 import { collections } from "../model/index.js";
 import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
@@ -24,8 +25,6 @@ export interface MovedEntry {
   to: string;
   pos: Position;
 }
-
-const ADDRESS = /^([a-z0-9_]+)\.([a-z0-9][a-z0-9_-]{0,62})$/;
 
 /** Reads the `moved:` list of one document; problems go to `problems`. */
 export function readMoved(node: Node, problems: ProblemList): MovedEntry[] {
@@ -89,12 +88,12 @@ export function checkMoved(
   const ok: { from: string; to: string }[] = [];
   entries.forEach((m) => {
     const path = "moved";
-    const from = ADDRESS.exec(m.from);
-    const to = ADDRESS.exec(m.to);
+    const from = parseAddress(m.from);
+    const to = parseAddress(m.to);
     const bad = (message: string) => problems.add(m.pos, path, `${m.from} -> ${m.to}: ${message}`);
-    if (!from || !to || !cols.has(from[1] as string) || !cols.has(to[1] as string)) {
+    if (!from || !to || !cols.has(from.collection) || !cols.has(to.collection)) {
       bad("from and to must be addresses <collection>.<name> of resources (modules cannot move)");
-    } else if (from[1] !== to[1]) {
+    } else if (from.collection !== to.collection) {
       bad("an object cannot move to another collection");
     } else if (!addresses.has(finalAddress(m.to))) {
       bad(`${m.to} is not in the configuration (nor moved on to an address that is)`);

@@ -12,6 +12,7 @@
  * named once. The engine plans a `forget` for it (src/engine/plan.ts); an entry whose object is no
  * longer managed does nothing, so entries may stay in the configuration after the apply.
  */
+import { parseAddress } from "../model/address.js";
 import { collections } from "../model/index.js";
 import type { ProblemList } from "../model/validation/problems.js";
 import { describeNode, type Node, type Position } from "./source.js";
@@ -21,8 +22,6 @@ export interface RemovedEntry {
   from: string;
   pos: Position;
 }
-
-const ADDRESS = /^([a-z0-9_]+)\.([a-z0-9][a-z0-9_-]{0,62})$/;
 
 /** Reads the `removed:` list of one document; problems go to `problems`. */
 export function readRemoved(node: Node, problems: ProblemList): RemovedEntry[] {
@@ -65,8 +64,8 @@ export function checkRemoved(
   const seen = new Set<string>();
   for (const r of entries) {
     const bad = (message: string) => problems.add(r.pos, "removed", `${r.from}: ${message}`);
-    const address = ADDRESS.exec(r.from);
-    if (!address || !cols.has(address[1] as string)) {
+    const address = parseAddress(r.from);
+    if (!address || !cols.has(address.collection)) {
       bad(
         "must be the address <collection>.<name> of a resource (a module carries no marker: use tgw state rm)",
       );

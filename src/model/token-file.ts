@@ -10,7 +10,7 @@ let secrets: { configDir: string; dir: string } | undefined;
 
 /**
  * An API key's default token file: `.tgw/secrets/<name>.token` under `configDir` (relative when
- * `configDir` is). `name` is a resource name (layout.ts NAME_PATTERN, a Terraform resource name: no
+ * `configDir` is). `name` is a resource name (address.ts NAME_PATTERN, a Terraform resource name: no
  * separator or dot segment; a name that is not is reported elsewhere), so only the directory is joined.
  */
 export function defaultTokenFile(configDir: string, name: string): string {

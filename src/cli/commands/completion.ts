@@ -18,7 +18,7 @@ const SHELLS = ["bash", "zsh", "fish"] as const;
 /** What tabtab's scripts turn into the shell's own file completion. */
 const FILES = "__tabtab_complete_files__";
 /** Options whose value is a path. */
-const PATH_OPTIONS = new Set(["--file", "--state", "--out", "--generate-config-out"]);
+const PATH_OPTIONS = new Set(["--file", "--state", "--out"]);
 
 function tabtab(): Tabtab {
   // tabtab is CommonJS: required where it is used, so other commands never load it.
@@ -93,7 +93,10 @@ export function candidates(
       .filter((o: Option) => !o.hidden && o.long !== undefined)
       .map((o: Option) => ({ name: o.long as string, description: o.description }));
   }
-  const subs = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  const subs = command
+    .createHelp()
+    .visibleCommands(command)
+    .filter((c) => c.name() !== "help");
   if (subs.length > 0) return subs.map((c) => ({ name: c.name(), description: c.description() }));
   return command.registeredArguments.length > 0 ? [FILES] : [];
 }

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
 import { UsageError } from "../../errors.js";
+import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { returnsToken } from "../../model/token-file.js";
 import { closest } from "../../model/words.js";
@@ -228,7 +229,7 @@ export async function moveRecord(
   to: string,
   timeoutMs: number,
 ): Promise<{ record: StateRecord; tokenFile?: string }> {
-  if (from.split(".")[0] !== to.split(".")[0] || !/^[a-z0-9_]+\.[a-z0-9][a-z0-9_-]{0,62}$/.test(to)) {
+  if (from.split(".")[0] !== parseAddress(to)?.collection) {
     throw new UsageError(
       `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
     );
