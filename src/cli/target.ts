@@ -67,8 +67,8 @@ export interface TargetOptions {
    * yet runs in memory instead of creating `.tgw/server.sqlite`.
    */
   readOnly?: boolean;
-  /** See `ApiClientOptions.retryUnreachable` (default true; `tgw watch`: false). */
-  retryUnreachable?: boolean;
+  /** See `ApiClientOptions.probeOutages` (default false; `tgw watch`: true). */
+  probeOutages?: boolean;
 }
 
 /**
@@ -102,7 +102,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       onResponse,
       ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
-      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
+      ...(opts.probeOutages === undefined ? {} : { probeOutages: opts.probeOutages }),
     });
     target = {
       api,
@@ -131,7 +131,7 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       onResponse,
       ...(onWaiting ? { onWaiting } : {}),
       ...(opts.retry ? { retry: opts.retry } : {}),
-      ...(opts.retryUnreachable === undefined ? {} : { retryUnreachable: opts.retryUnreachable }),
+      ...(opts.probeOutages === undefined ? {} : { probeOutages: opts.probeOutages }),
     });
     const shown = relative(process.cwd(), dataPath) || dataPath;
     target = {

@@ -12,8 +12,10 @@
  *
  * Once no connection could be made (refused, unknown host...), the API is taken to be unreachable: the
  * next call goes out alone to find out whether it is back, and calls arriving meanwhile wait for its
- * answer; if it is still unreachable they fail at once without being sent (an outage costs one request
- * per attempt of the caller, not one per call and retry).
+ * answer; if it is still unreachable they fail at once without being sent (./outage.ts). With
+ * `probeOutages` (`tgw watch`), any sign of an outage counts (no answer, 502, 503, 504), and an attempt
+ * that found the API still down is not retried: an outage costs one request per attempt of the caller,
+ * not one per call and retry.
  *
  * @example
  * const api = new ApiClient({ baseUrl: "https://api.example.com", apiKey: process.env.TGW_API_KEY ?? "" });
@@ -27,6 +29,7 @@ import { Agent } from "./agent.js";
 import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
 import { type Answer, ExchangeFailure, exchange, headerOf } from "./exchange.js";
+import { OutageGate } from "./outage.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
 import {
   backoffDelay,
@@ -107,10 +110,12 @@ export interface ApiClientOptions {
   /** Called after every attempt. Exceptions it throws are ignored: observing must not change a run. */
   onResponse?: (event: ResponseEvent) => void;
   /**
-   * Retry a call when no connection could be made (default true). `tgw watch` turns it off: its
-   * backoff between reconciles alone paces the attempts while the API is down.
+   * Outages are paced by the caller (default false; `tgw watch` turns it on: its backoff between
+   * reconciles paces its attempts while the API is down). No answer, or a 502, 503 or 504, marks the
+   * API down; a call then retries at most once, as the probe of ./outage.ts, and only when no other
+   * call's probe has found the API still down since its failure; calls not sent are not retried.
    */
-  retryUnreachable?: boolean;
+  probeOutages?: boolean;
   /**
    * Called when a call has waited `WAITING_AFTER_MS` (2 s) for its response or a rate-limit slot, then
    * every 10 s while it still waits, so a long wait can say what it waits for (each report up to
@@ -160,14 +165,11 @@ export class ApiClient implements Api {
   /** Reports long waits to `onWaiting`, if given. */
   readonly #waits: WaitWatch | undefined;
   readonly #agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
-  readonly #retryUnreachable: boolean;
+  readonly #probeOutages: boolean;
   /** The headers of every call, without and with a body (shared: undici does not change them). */
   readonly #headers: Record<string, string>;
   readonly #bodyHeaders: Record<string, string>;
-  /** The last attempt's failure while the API is unreachable (no connection could be made). */
-  #unreachable: Extract<Attempt, { failure: Failure }> | undefined;
-  /** The one call finding out whether an unreachable API is back; others wait for it. */
-  #probe: Promise<void> | undefined;
+  readonly #outage: OutageGate<Attempt>;
   #closed = false;
 
   /** @throws UsageError when `baseUrl` is not an http(s) URL. */
@@ -183,7 +185,8 @@ export class ApiClient implements Api {
       rate && options.budgetDir ? budgetFile(options.budgetDir, this.#base.href, this.#apiKey) : undefined;
     if (rate && this.#budgetFile) this.#limiter?.seed(loadBudget(this.#budgetFile, rate.windowMs));
     this.#onResponse = options.onResponse;
-    this.#retryUnreachable = options.retryUnreachable ?? true;
+    this.#probeOutages = options.probeOutages ?? false;
+    this.#outage = new OutageGate(this.#probeOutages);
     this.#waits = options.onWaiting
       ? new WaitWatch(options.onWaiting, WAITING_AFTER_MS, WAITING_EVERY_MS)
       : undefined;
@@ -324,11 +327,12 @@ export class ApiClient implements Api {
     const path = this.#displayPath(url, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const shown = this.#displayPath(url, false);
+    const call = { allowed: this.#outage.outages, final: false };
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
-      const { result, event } = await this.#timedAttempt(method, url, shown, payload, signal, attempt);
+      const { result, event } = await this.#timedAttempt(method, url, shown, payload, signal, attempt, call);
       if ("failure" in result) {
-        await sleep(this.#retryAfterFailure(method, url, result, event, attempt), signal);
+        await sleep(this.#retryAfterFailure(method, url, result, event, attempt, call.final), signal);
         continue;
       }
       const { status, text } = result;
@@ -337,7 +341,7 @@ export class ApiClient implements Api {
         this.#emit(event);
         return { status, value: parseSuccess(method, path, status, text) };
       }
-      await sleep(this.#retryAfterStatus(method, path, result, event, attempt), signal);
+      await sleep(this.#retryAfterStatus(method, path, result, event, attempt, call.final), signal);
     }
   }
 
@@ -352,6 +356,7 @@ export class ApiClient implements Api {
     payload: string | undefined,
     signal: AbortSignal | undefined,
     attempt: number,
+    call: OutageCall,
   ): Promise<{ result: Attempt; event: ResponseEvent }> {
     const waitStarted = performance.now();
     const release = this.#limiter
@@ -363,7 +368,7 @@ export class ApiClient implements Api {
     try {
       result = await this.#waiting(
         { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
-        this.#gatedAttempt(method, url, payload, signal),
+        this.#gatedAttempt(method, url, payload, signal, call),
       );
     } finally {
       release?.();
@@ -391,13 +396,12 @@ export class ApiClient implements Api {
     result: Extract<Attempt, { failure: Failure }>,
     event: ResponseEvent,
     attempt: number,
+    final: boolean,
   ): number {
-    const mayRetry = attempt <= this.#retry.retries;
+    const mayRetry = attempt <= this.#retry.retries && !final;
     const { failure } = result;
     const retryInMs =
-      mayRetry && failure.transient && isIdempotent(method) && (this.#retryUnreachable || failure.maybeSent)
-        ? backoffDelay(attempt, this.#retry)
-        : undefined;
+      mayRetry && failure.transient && isIdempotent(method) ? backoffDelay(attempt, this.#retry) : undefined;
     if (result.sent !== false) {
       event.status = undefined;
       event.failure = failure.reason;
@@ -430,8 +434,9 @@ export class ApiClient implements Api {
     { status, rawHeaders, text }: Answer,
     event: ResponseEvent,
     attempt: number,
+    final: boolean,
   ): number {
-    const mayRetry = attempt <= this.#retry.retries;
+    const mayRetry = attempt <= this.#retry.retries && !final;
     let retryInMs: number | undefined;
     if (mayRetry && isRetryableStatus(method, status)) {
       const after = parseRetryAfter(headerOf(rawHeaders, "retry-after"));
@@ -455,37 +460,35 @@ export class ApiClient implements Api {
   }
 
   /**
-   * `#attempt`, one at a time while the API is unreachable: the first call goes out, the others wait
-   * for its answer and, if the API is still unreachable, fail without being sent.
+   * `#attempt` through the outage gate (./outage.ts). Sets `call.final` when the call must not be
+   * retried under `probeOutages` (not sent, or its probe found the API still down).
    */
   async #gatedAttempt(
     method: HttpMethod,
     url: URL,
     payload: string | undefined,
     signal: AbortSignal | undefined,
+    call: OutageCall,
   ): Promise<Attempt> {
-    if (this.#probe) {
-      await this.#probe;
-      const down = this.#unreachable;
-      if (down)
-        return {
-          ...down,
-          failure: { ...down.failure, description: `${down.failure.description}; not sent` },
-          sent: false,
-        };
+    const passage = await this.#outage.pass(
+      call.allowed,
+      () => this.#attempt(method, url, payload, signal),
+      (result) => this.#isOutage(result),
+    );
+    if ("down" in passage) {
+      call.final = this.#probeOutages;
+      return notSent(passage.down);
     }
-    let release: (() => void) | undefined;
-    if (this.#unreachable) this.#probe = new Promise((resolve) => (release = resolve));
-    try {
-      const result = await this.#attempt(method, url, payload, signal);
-      this.#unreachable = "failure" in result && !result.failure.maybeSent ? result : undefined;
-      return result;
-    } finally {
-      if (release) {
-        this.#probe = undefined;
-        release();
-      }
-    }
+    call.allowed = passage.allowed;
+    call.final = this.#probeOutages && passage.probe && this.#isOutage(passage.result);
+    return passage.result;
+  }
+
+  /** Whether an attempt's result means the API is down (see `probeOutages`). */
+  #isOutage(result: Attempt): boolean {
+    if ("failure" in result)
+      return !result.failure.maybeSent || (this.#probeOutages && result.failure.transient);
+    return this.#probeOutages && OUTAGE_STATUSES.has(result.status);
   }
 
   /** One HTTP exchange under the per-attempt deadline. Throws only the caller's abort reason. */
@@ -583,6 +586,32 @@ function parseSuccess(method: HttpMethod, path: string, status: number, text: st
       mayHaveBeenCreated: method === "POST",
     });
   }
+}
+
+/** Answers of a gateway or server that is down, or unavailable as a whole. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
+
+/** A call's view of the outage gate (./outage.ts). */
+interface OutageCall {
+  /** The most outages it may have seen and still go out (`OutageGate.pass`). */
+  allowed: number;
+  /** Not to be retried (set by `#gatedAttempt`). */
+  final: boolean;
+}
+
+/** The attempt of a call held back by the outage gate, from the outage's last result. */
+function notSent(down: Attempt): Attempt {
+  const failure: Failure =
+    "failure" in down
+      ? { ...down.failure, maybeSent: false }
+      : {
+          reason: `HTTP_${down.status}`,
+          description: `the API answered ${down.status}`,
+          transient: true,
+          maybeSent: false,
+        };
+  const error = "failure" in down ? down.error : undefined;
+  return { failure: { ...failure, description: `${failure.description}; not sent` }, error, sent: false };
 }
 
 function closedError(): TgwError {

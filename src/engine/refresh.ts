@@ -70,12 +70,28 @@ export async function refresh(
   const live = emptyLiveState();
   const concurrency = options.concurrency ?? 16;
   const limit = pLimit(concurrency);
-  // The first failure stops the other reads (their results would be thrown away).
+  // The first failure stops the other reads (their results would be thrown away), before the next
+  // read queued starts: an outage then costs the reads in flight, not one request per kind.
   const failed = new AbortController();
+  let first: { error: unknown } | undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
   // Each read in flight listens to it (a list's pages one after another): more than Node's default 10.
   setMaxListeners(2 * concurrency + 10, signal);
   const tasks: Promise<void>[] = [];
+  const read = (work: () => Promise<void>) =>
+    tasks.push(
+      limit(async () => {
+        if (signal.aborted) return;
+        try {
+          await work();
+        } catch (error) {
+          if (!first) {
+            first = { error };
+            failed.abort(error);
+          }
+        }
+      }),
+    );
   const parents = new Map<string, Promise<void>>();
   const checkParent = (path: string): Promise<void> => {
     const parent = parentPath(path);
@@ -92,43 +108,28 @@ export async function refresh(
     const kind = getKind(kindName);
     if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
     const listKey = kind.listKey;
-    tasks.push(
-      limit(async () => {
-        signal.throwIfAborted();
-        for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, {
-          limit: 100,
-          signal,
-        })) {
-          const id = item.id;
-          if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
-        }
-        live.listedKinds.add(kindName);
-      }),
-    );
+    read(async () => {
+      for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, {
+        limit: 100,
+        signal,
+      })) {
+        const id = item.id;
+        if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
+      }
+      live.listedKinds.add(kindName);
+    });
   }
   for (const { path, kind } of scope.modules) {
-    tasks.push(
-      limit(async () => {
-        signal.throwIfAborted();
-        const body = await readModule(api, path, signal);
-        live.readModules.add(path);
-        if (body) live.modules.set(path, liveObject(kind, path, body));
-        else await checkParent(path);
-      }),
-    );
+    read(async () => {
+      const body = await readModule(api, path, signal);
+      live.readModules.add(path);
+      if (body) live.modules.set(path, liveObject(kind, path, body));
+      else await checkParent(path);
+    });
   }
-  let first: { error: unknown } | undefined;
-  await Promise.all(
-    tasks.map((t) =>
-      t.catch((error: unknown) => {
-        if (!first) {
-          first = { error };
-          failed.abort(error);
-        }
-      }),
-    ),
-  );
+  await Promise.all(tasks);
   if (first) throw first.error;
+  options.signal?.throwIfAborted();
   return live;
 }
 

@@ -34,7 +34,7 @@ beforeAll(async () => {
     baseUrl: server.url,
     apiKey: server.token,
     retry: { retries: WATCH_DEFAULTS.clientRetries, baseDelayMs: 5, maxDelayMs: 20 },
-    retryUnreachable: false,
+    probeOutages: true,
   });
 });
 

@@ -40,7 +40,7 @@ beforeAll(async () => {
     baseUrl: proxy.url,
     apiKey: server.token,
     retry: { retries: 2, baseDelayMs: 20, maxDelayMs: 50 },
-    retryUnreachable: false,
+    probeOutages: true,
     onResponse: () => requests++,
   });
   const emit = (e: WatchEvent) => events.push(e);

@@ -154,7 +154,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
         configDir,
         announce: flags.logFormat === "human",
         retry: { retries: WATCH_DEFAULTS.clientRetries },
-        retryUnreachable: false,
+        probeOutages: true,
         onResponse: (e) => metrics.observeResponse(e),
       }),
     signal: stop.signal,
