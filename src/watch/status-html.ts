@@ -111,8 +111,8 @@ function reconciles(s) {
     cell(tr, r.trigger + (r.mode === "plan" ? " (drift check)" : ""));
     cell(tr, badge(r.result));
     cell(tr, r.durationMs === null ? "" : r.durationMs + " ms");
-    cell(tr, counts(r.changes, r.drift));
-    cell(tr, short(r.revision === null ? "" : r.revision));
+    cell(tr, r.result === "running" ? "" : counts(r.changes, r.drift));
+    cell(tr, r.revision === null ? "" : short(r.revision));
     cell(tr, r.message || "");
     return tr;
   });
