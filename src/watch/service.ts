@@ -70,7 +70,7 @@ export interface WatchServiceOptions {
 export async function runWatchService(opts: WatchServiceOptions): Promise<void> {
   const metrics = new WatchMetrics();
   let git: GitFollower | undefined;
-  const board = new StatusBoard({ revision: () => git?.loaded });
+  const board = new StatusBoard({ revision: () => git?.loading });
   const emit: EventSink = (event) => {
     metrics.observe(event);
     board.observe(event);

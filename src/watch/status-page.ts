@@ -79,7 +79,7 @@ export interface BoardView {
 
 /** Options of a `StatusBoard`. */
 export interface StatusBoardOptions {
-  /** The Git commit being reconciled, if any (`GitFollower.loaded`). */
+  /** The Git commit of the configuration last loaded, valid or not (`GitFollower.loading`). */
   revision?: () => string | undefined;
   /** How trigger files are shown (default: relative to the working directory). */
   display?: (file: string) => string;
