@@ -3,7 +3,8 @@
  * puppeteer-core, loads `GET /` from the health port of a running `tgw watch` and reads what it shows
  * as the page refreshes itself: resources in sync with their ids, then a resource added by an edit,
  * then a change made by hand through the API shown as drifted and healed. No secret (the API key, a
- * created key's token) is on the page. A screenshot is kept in test-artifacts/ (printed).
+ * created key's token) is on the page. A screenshot is kept in test-artifacts/ (printed). And markup in
+ * the data (an address, a message) is shown as text, never made an element.
  * Without `chromium` on the PATH the test is skipped, and fails under `CI=true` saying so.
  */
 import { spawnSync } from "node:child_process";
@@ -12,6 +13,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHealthServer } from "../../src/watch/health.js";
+import { initialStatus } from "../../src/watch/status.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { callApi, keysDescribed, scratchConfig, startWatch } from "./child.js";
 
@@ -25,6 +28,7 @@ declare const document: {
   querySelector(selector: string): PageElement | null;
   querySelectorAll(selector: string): Iterable<PageElement>;
   documentElement: { outerHTML: string };
+  body: { textContent: string | null };
 };
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
@@ -169,6 +173,49 @@ describe.skipIf(chromium === undefined)("status page in Chromium", () => {
       await browser?.close();
       await w.stop();
       scratch.cleanup();
+    }
+  });
+
+  it("shows markup in the data as text: nothing it holds becomes an element", async () => {
+    const markup = '<img src=x onerror="document.title=1">';
+    const health = await startHealthServer({
+      host: "127.0.0.1",
+      port: 0,
+      status: initialStatus,
+      page: () => ({
+        stack: markup,
+        state: null,
+        resources: [
+          {
+            address: `api_keys.${markup}`,
+            id: null,
+            sync: "failing",
+            planned: null,
+            lastChange: null,
+            error: markup,
+          },
+        ],
+        reconciles: [],
+        health: { ...initialStatus(), lastError: { at: "now", kind: "reconcile", message: markup } },
+      }),
+    });
+    const browser = await puppeteer.launch({
+      executablePath: chromium as string,
+      args: ["--no-sandbox", "--headless=new"],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${health.url}/`, { waitUntil: "load" });
+      await page.waitForFunction(() => document.querySelector("tr[data-sync=failing]") !== null, {
+        timeout: 30_000,
+      });
+      expect(await page.$$eval("img", (imgs) => imgs.length)).toBe(0);
+      expect(await page.title()).toBe("tgw watch");
+      const text = await page.evaluate(() => document.body.textContent ?? "");
+      expect(text.split(markup).length - 1).toBe(4);
+    } finally {
+      await browser.close();
+      await health.close();
     }
   });
 });
