@@ -21,7 +21,7 @@ import {
   type SafetyOptions,
 } from "../engine/index.js";
 import type { DesiredState } from "../model/desired.js";
-import { FileStateStore, type StateApi, type StateStore } from "../state/index.js";
+import { FileStateStore, type StateApi, type StateSnapshot, type StateStore } from "../state/index.js";
 import type { ChangeAction, ChangeSummary, EventSink } from "./events.js";
 import { LiveCache, type LiveReader } from "./live-cache.js";
 import type { ReconcileRequest, WatchDeps } from "./run.js";
@@ -50,6 +50,16 @@ export interface EngineDepsOptions {
   revision?: () => string | undefined;
   /** The token command new API keys' tokens are handed to (`TGW_TOKEN_COMMAND`, docs/ci.md > Tokens). */
   tokenCommand?: string;
+  /** Told each plan and the state each successful reconcile leaves (the status page, ./status-page.ts). */
+  observer?: ReconcileObserver;
+}
+
+/** What a reconcile tells beyond the watch events: for the status page (./status-page.ts). */
+export interface ReconcileObserver {
+  /** The changes of a plan, no-ops left out (a reconcile may plan twice: partial read, then full). */
+  planned(changes: ChangeSummary[]): void;
+  /** The state after a successful reconcile (it never holds a secret: ids and digests). */
+  state(snapshot: StateSnapshot): void;
 }
 
 /** Builds the `WatchDeps` that load with the config layer and reconcile with the engine. */
@@ -99,7 +109,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
     async reconcile(desired, request) {
       const run = ++runs;
       lost.clear();
-      const onEvent = progressHandler(opts.emit, run, request, lost);
+      const onEvent = progressHandler(opts, run, request, lost);
       const revision = opts.revision?.();
       const restartLineage = versions.get(desired.stack)?.lineage;
       const attempt = (readLive: LiveReader, partial: boolean) =>
@@ -119,6 +129,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
       versions.set(desired.stack, { lineage: result.state.lineage, serial: result.state.serial, run });
       const rebuilt = rebuiltMessage(before, result, storeFor(desired.stack).location);
       if (rebuilt) opts.emit({ type: "warning", message: rebuilt });
+      opts.observer?.state(result.state);
       return changeSummaries(request.mode, result);
     },
   };
@@ -151,10 +162,11 @@ function storeOpener(opts: EngineDepsOptions): (stack: string) => StateStore {
 
 /**
  * The engine's events of reconcile number `run` as watch events: warnings, lost tokens (also added
- * to `lost`), lock waits, and `request.onApplied` once every call of a change is done.
+ * to `lost`), lock waits, and `request.onApplied` once every call of a change is done; plans go to
+ * `opts.observer`.
  */
 function progressHandler(
-  emit: EventSink,
+  { emit, observer }: Pick<EngineDepsOptions, "emit" | "observer">,
   run: number,
   request: ReconcileRequest,
   lost: Set<string>,
@@ -164,11 +176,12 @@ function progressHandler(
   const drift = new Set<string>();
   return (e) => {
     if (e.type === "planned") {
-      for (const c of e.plan.changes) {
-        if (!isChange(c.action)) continue;
+      const changes = e.plan.changes.filter((c) => isChange(c.action));
+      for (const c of changes) {
         callsLeft.set(c.address, c.action === "replace" ? 2 : 1);
         if (c.drift) drift.add(c.address);
       }
+      observer?.planned(changes.map(toSummary));
     } else if (e.type === "warning") {
       emit({ type: "warning", message: e.message });
     } else if (e.type === "token_lost") {

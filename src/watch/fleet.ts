@@ -91,6 +91,11 @@ export class GitFollower {
     return this.#loaded;
   }
 
+  /** The revision of the last load, even one found invalid (`loaded` keeps the last good one). */
+  get loading(): string | undefined {
+    return this.#loading;
+  }
+
   /** Fetches; reports a new revision. Never throws (a failure is a warning; the next fetch retries). */
   async fetch(): Promise<boolean> {
     try {

@@ -6,6 +6,8 @@
  * - `GET /livez`: 200 `{"status":"alive"}` while the process runs its loop. Use it for liveness: a
  *   failing API must not get the watcher restarted in a loop.
  * - `GET /metrics`: Prometheus metrics (src/watch/metrics.ts), when metrics are given.
+ * - `GET /`: the status page (./status-html.ts), and `GET /status.json`, its data (./status-page.ts),
+ *   when a page is given.
  * - `POST /hooks/git`: a push webhook (`tgw watch --git`), when a hook is given; it must carry the
  *   shared secret (./webhook.ts). Answers 202 when a fetch is queued, 401 without the secret.
  * Anything else: 404; another method: 405. The body never holds a secret: errors are the same
@@ -14,6 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isHealthy, type WatchStatus } from "./status.js";
+import { STATUS_PAGE_HEADERS, STATUS_PAGE_HTML } from "./status-html.js";
 
 /** Most bytes read from a webhook body (GitHub caps its payloads at 25 MB; ours need none of it). */
 const MAX_HOOK_BYTES = 1024 * 1024;
@@ -56,6 +59,8 @@ export interface HealthServerOptions {
   host: string;
   port: number;
   status: () => WatchStatus;
+  /** Serves `GET /status.json` with what it returns, and the page that shows it at `GET /`. */
+  page?: () => unknown;
   /** Serves `GET /metrics` with what it returns. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /**
@@ -71,7 +76,10 @@ export interface HealthServerOptions {
 /** Sends a JSON answer (no body to HEAD). */
 type Send = (code: number, body: unknown, headers?: Record<string, string>) => void;
 
-/** Answers one request: `/metrics`, `/hooks/git`, `/livez`, `/healthz` (503 when unhealthy), else 404. */
+/**
+ * Answers one request: `/metrics`, `/hooks/git`, the status page and its data, `/livez`, `/healthz`
+ * (503 when unhealthy), else 404.
+ */
 function handleRequest(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse) {
   const path = (req.url ?? "/").split("?")[0];
   const send: Send = (code, body, headers = {}) => {
@@ -83,24 +91,34 @@ function handleRequest(opts: HealthServerOptions, req: IncomingMessage, res: Ser
     });
     res.end(req.method === "HEAD" ? undefined : text);
   };
-  if (path === "/metrics" && opts.metrics && (req.method === "GET" || req.method === "HEAD")) {
-    opts.metrics().then(
-      ({ contentType, body }) => {
-        res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
-        res.end(req.method === "HEAD" ? undefined : body);
-      },
-      (err: Error) => send(500, { error: `metrics: ${err.message}` }),
-    );
-    return;
-  }
   if (path === "/hooks/git" && opts.gitHook) return serveGitHook(opts, req, send);
-  if (path !== "/healthz" && path !== "/livez") return send(404, { error: `no such endpoint: ${path}` });
+  const known = ["/healthz", "/livez"];
+  if (opts.metrics) known.push("/metrics");
+  if (opts.page) known.push("/", "/status.json");
+  if (path === undefined || !known.includes(path)) return send(404, { error: `no such endpoint: ${path}` });
   if (req.method !== "GET" && req.method !== "HEAD") {
     return send(405, { error: `method ${req.method} not allowed` }, { allow: "GET, HEAD" });
   }
+  if (path === "/metrics") return serveMetrics(opts, req, res, send);
+  if (path === "/") {
+    res.writeHead(200, STATUS_PAGE_HEADERS);
+    return res.end(req.method === "HEAD" ? undefined : STATUS_PAGE_HTML);
+  }
+  if (path === "/status.json") return send(200, opts.page?.());
   if (path === "/livez") return send(200, { status: "alive" });
   const status = opts.status();
   return send(isHealthy(status) ? 200 : 503, status);
+}
+
+/** `GET /metrics`: what `opts.metrics` renders (500 when it fails). */
+function serveMetrics(opts: HealthServerOptions, req: IncomingMessage, res: ServerResponse, send: Send) {
+  opts.metrics?.().then(
+    ({ contentType, body }) => {
+      res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    },
+    (err: Error) => send(500, { error: `metrics: ${err.message}` }),
+  );
 }
 
 /** `POST /hooks/git`: reads the body (413 past MAX_HOOK_BYTES) and answers what `gitHook` returns. */

@@ -25,6 +25,7 @@ import {
 import { type HealthServer, startHealthServer } from "./health.js";
 import { WATCH_DEFAULTS, WatchLoop } from "./loop.js";
 import { WatchMetrics } from "./metrics.js";
+import { StatusBoard } from "./status-page.js";
 
 /** The API a watcher talks to (the CLI's `openTarget`). */
 export interface WatchTarget {
@@ -69,8 +70,10 @@ export interface WatchServiceOptions {
 export async function runWatchService(opts: WatchServiceOptions): Promise<void> {
   const metrics = new WatchMetrics();
   let git: GitFollower | undefined;
+  const board = new StatusBoard({ revision: () => git?.loading });
   const emit: EventSink = (event) => {
     metrics.observe(event);
+    board.observe(event);
     opts.log(event);
     git?.observe(event);
   };
@@ -104,6 +107,7 @@ export async function runWatchService(opts: WatchServiceOptions): Promise<void> 
       emit,
       ...(openStore === undefined ? {} : { openStore }),
       revision: () => git?.loaded,
+      observer: board,
       ...(opts.tokenCommand ? { tokenCommand: opts.tokenCommand } : {}),
     });
     const deps = git ? git.wrap(engine) : engine;
@@ -119,7 +123,7 @@ export async function runWatchService(opts: WatchServiceOptions): Promise<void> 
         backoff: { initialMs: DEFAULT_BACKOFF.initialMs, maxMs: opts.backoffMaxMs },
         poll: opts.poll,
       });
-    await serve(opts, { emit, metrics, git, leaderLock, newLoop });
+    await serve(opts, { emit, metrics, board, git, leaderLock, newLoop });
   } finally {
     if (fetchTimer) clearInterval(fetchTimer);
     await target.close();
@@ -159,12 +163,13 @@ async function serve(
   parts: {
     emit: EventSink;
     metrics: WatchMetrics;
+    board: StatusBoard;
     git: GitFollower | undefined;
     leaderLock: LeaderLockSource | undefined;
     newLoop: () => WatchLoop;
   },
 ): Promise<void> {
-  const { emit, metrics, git, leaderLock, newLoop } = parts;
+  const { emit, metrics, board, git, leaderLock, newLoop } = parts;
   let loop: WatchLoop | undefined;
   let leadership: Leadership | undefined;
   const standbySince = new Date();
@@ -172,15 +177,17 @@ async function serve(
   try {
     if (opts.health !== undefined) {
       const where = `${opts.health.host}:${opts.health.port}`;
+      const status = () =>
+        replicaStatus(
+          loop ? () => (loop as WatchLoop).status() : undefined,
+          leadership?.status(),
+          git?.status(),
+          standbySince,
+        );
       health = await startHealthServer({
         ...opts.health,
-        status: () =>
-          replicaStatus(
-            loop ? () => (loop as WatchLoop).status() : undefined,
-            leadership?.status(),
-            git?.status(),
-            standbySince,
-          ),
+        status,
+        page: () => ({ ...board.view(), health: status() }),
         metrics: () => metrics.render(),
         ...(git ? { gitHook: git.hook(process.env[WEBHOOK_SECRET_ENV], () => {}) } : {}),
       }).catch((err: NodeJS.ErrnoException) => {

@@ -140,6 +140,16 @@ describe.skipIf(pg === undefined)("tgw watch --git", () => {
       expect(await keysDescribed(server, "git-second")).toHaveLength(1);
       status = (await (await fetch(`${health}/healthz`)).json()) as typeof status;
       expect(status.revision.applied).toBe(good);
+      // The status page's data: each reconcile with the commit it read.
+      const page = (await (await fetch(`${health}/status.json`)).json()) as {
+        reconciles: { result: string; revision: string | null }[];
+        health: { revision: { applied: string } };
+      };
+      expect(page.health.revision.applied).toBe(good);
+      const results = page.reconciles.map((r) => [r.result, r.revision]);
+      expect(results).toContainEqual(["succeeded", first]);
+      expect(results).toContainEqual(["invalid_config", bad]);
+      expect(results).toContainEqual(["succeeded", good]);
       const metrics = await (await fetch(`${health}/metrics`)).text();
       expect(metrics).toContain(`tgw_applied_revision_info{revision="${good}"} 1`);
       expect(metrics).not.toContain(`revision="${first}"`);

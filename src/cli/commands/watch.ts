@@ -59,7 +59,7 @@ export const registerWatch: RegisterCommand = (program) => {
     .option("--no-self-heal", "only report drift on interval runs; file changes are still applied")
     .option(
       "--health-port <port>",
-      "serve GET /healthz, /livez and /metrics (Prometheus) on this port",
+      "serve GET /healthz, /livez, /metrics (Prometheus) and the status page (/) on this port",
       parsePort,
     )
     .option("--health-host <host>", "address of the health endpoint (0.0.0.0 in a container)", "127.0.0.1")

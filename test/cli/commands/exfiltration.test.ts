@@ -3,7 +3,7 @@
  * way a configuration author (a pull request whose plan CI posts, a commit a watcher applies) could
  * carry a planted secret out of the runner, checked for zero occurrences of the secret in what the
  * author can see: plan text (human, JSON, Markdown, a saved plan), the API's writes, the state URL's
- * host, and a watcher's logs, `/metrics` and `/healthz`.
+ * host, and a watcher's logs, `/metrics`, `/healthz` and `/status.json` (the status page's data).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configurations spell their interpolations
 import { execFileSync } from "node:child_process";
@@ -212,7 +212,7 @@ describe("a state: block", () => {
 });
 
 describe("tgw watch", () => {
-  it("a configuration naming the API key: the secret is in no log line, nor in /metrics or /healthz", async () => {
+  it("a configuration naming the API key: the secret is in no log line, nor in /metrics, /healthz or /status.json", async () => {
     const dir = await repository(keyWith("x ${env:TGW_API_KEY}"));
     const healthPort = 20_000 + Math.floor(Math.random() * 20_000);
     const w = startWatch({
@@ -227,7 +227,8 @@ describe("tgw watch", () => {
       });
       const health = await (await fetch(`http://127.0.0.1:${healthPort}/healthz`)).text();
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
-      expectNoSecret(w.lines().join("\n") + w.stderr() + health + metrics);
+      const page = await (await fetch(`http://127.0.0.1:${healthPort}/status.json`)).text();
+      expectNoSecret(w.lines().join("\n") + w.stderr() + health + metrics + page);
       expect(w.lines().join("\n")).toContain("TGW_API_KEY is a setting of tgw itself");
       // The configuration fixed to read an allowed variable: applied, and the value in no output.
       await writeFile(join(dir, "tgw.yaml"), keyWith("x ${env:TGW_VAR_OK}"));
@@ -237,6 +238,7 @@ describe("tgw watch", () => {
         w.stderr(),
         await (await fetch(`http://127.0.0.1:${healthPort}/healthz`)).text(),
         await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text(),
+        await (await fetch(`http://127.0.0.1:${healthPort}/status.json`)).text(),
       ].join("\n");
       expectNoSecret(after);
       expect(after).not.toContain("allowed-in-watch-5150");
