@@ -6,13 +6,15 @@
  * nothing of the CLI (no Fastify, SQLite, PostgreSQL client or Ajv), and an app imports, requires and
  * type-checks its classes.
  *
- * npm packs as a user does, lifecycle scripts included: the root's `prepare` and packages/cdktf's
- * `prepack` (scripts/prepare.mjs) rebuild dist/ when the sources changed since the last build (about
- * 15 s), and do nothing otherwise. The installs take the registry's packages from npm's cache
- * (--prefer-offline: the cache holds what package-lock.json names) and run no install scripts:
- * better-sqlite3's native build is for the reference server, which no command here starts.
+ * npm packs what the last build made (`npm ci` builds it; `npm run build` after changing the sources),
+ * without the packages' `prepare` / `prepack` (scripts/prepare.mjs), which would rebuild dist/tgw under
+ * the tests that run beside this one when the sources changed. The installs take the registry's
+ * packages from npm's cache (--prefer-offline: the cache holds what package-lock.json names) and run
+ * no install scripts: better-sqlite3's native build is for the reference server, which no command
+ * here starts.
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -68,7 +70,7 @@ async function run(
 async function pack(name: string, cwd: string, extra: string[]): Promise<string> {
   const into = join(dir, `pack-${name}`);
   await mkdir(into);
-  const packed = await run("npm", ["pack", ...extra, "--pack-destination", into], cwd);
+  const packed = await run("npm", ["pack", "--ignore-scripts", ...extra, "--pack-destination", into], cwd);
   expect(packed.code, packed.stderr).toBe(0);
   const tarballs = (await readdir(into)).filter((f) => f.endsWith(".tgz"));
   expect(tarballs).toHaveLength(1);
@@ -106,10 +108,13 @@ async function installedNames(app: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
+  for (const built of ["dist/tgw/tgw.cjs", "packages/cdktf/dist/index.js"])
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
   dir = await mkdtemp(join(tmpdir(), "tgw-packages-"));
-  // One after the other: each may run scripts/prepare.mjs, which builds when the sources changed.
-  const cliTarball = await pack("cli", ROOT, []);
-  const constructsTarball = await pack("cdktf", ROOT, ["--workspace", "@tunnelgw/cdktf"]);
+  const [cliTarball, constructsTarball] = await Promise.all([
+    pack("cli", ROOT, []),
+    pack("cdktf", ROOT, ["--workspace", "@tunnelgw/cdktf"]),
+  ]);
   const [cliApp, constructsApp] = await Promise.all([
     install("cli", cliTarball),
     install("cdktf", constructsTarball),
