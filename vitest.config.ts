@@ -2,8 +2,11 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // examples/cdktf imports the package's CDKTF constructs by name, as a user's app does.
-  resolve: { alias: { "tunnelgw/cdktf": fileURLToPath(new URL("./src/cdktf/index.ts", import.meta.url)) } },
+  // examples/cdktf imports the CDKTF constructs by their package's name, as a user's app does: the
+  // sources here, packages/cdktf's build in an app.
+  resolve: {
+    alias: { "@tunnelgw/cdktf": fileURLToPath(new URL("./src/cdktf/index.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // Each test file starts its own reference server on an ephemeral port.

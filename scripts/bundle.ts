@@ -21,8 +21,11 @@
  * to the launcher (src/cli/launch.ts `LOAD_PART`), which compiles the part with its own code cache.
  * The part carries its own copy of the modules both use; what crosses between them is plain data, and
  * errors, which src/errors.ts recognises across copies.
+ *
+ * Without an `outdir` argument it also writes the CDKTF constructs' package, packages/cdktf/dist/
+ * (`bundleConstructs`), from the declarations `tsc` has just written to dist/cdktf/.
  */
-import { cpSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -78,6 +81,52 @@ export async function bundleProvider(outdir: string): Promise<void> {
     join(outdir, "provider-schema.gen.json"),
   );
   cpSync(resolve(ROOT, "src", "terraform", "protocol"), join(outdir, "protocol"), { recursive: true });
+}
+
+/** What the constructs' package may import: its peer dependencies (packages/cdktf/package.json). */
+const CONSTRUCTS_PEERS = ["cdktf", "constructs"];
+
+/**
+ * Writes the dist/ folder of `@tunnelgw/cdktf` (packages/cdktf, issue 29 §1): src/cdktf bundled into
+ * one ES module, `index.js`, and the declarations tsc emitted for src/cdktf (dist/cdktf/, so `npm run
+ * build` runs this after tsc). The package depends on its peers `cdktf` and `constructs` only, so an
+ * app that wants the constructs installs none of the CLI's dependencies: the build fails when the
+ * bundle takes in a module from outside src/cdktf, or imports any package but the peers.
+ *
+ * @param outdir absolute folder, emptied first; default packages/cdktf/dist
+ * @param declarations the folder of src/cdktf's declarations; default dist/cdktf
+ * @throws Error when the declarations are missing, or the bundle reaches beyond src/cdktf and its peers
+ */
+export async function bundleConstructs(
+  outdir = resolve(ROOT, "packages", "cdktf", "dist"),
+  declarations = resolve(ROOT, "dist", "cdktf"),
+): Promise<void> {
+  if (!existsSync(join(declarations, "index.d.ts")))
+    throw new Error(`${declarations}/index.d.ts is missing: run tsc -p tsconfig.build.json first`);
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: [resolve(ROOT, "src", "cdktf", "index.ts")],
+    outfile: join(outdir, "index.js"),
+    absWorkingDir: ROOT,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: CONSTRUCTS_PEERS,
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  const inputs = Object.keys(result.metafile.inputs);
+  const outside = inputs.filter((path) => !path.startsWith("src/cdktf/"));
+  const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+  const packages = imports.filter((path) => !CONSTRUCTS_PEERS.includes(path));
+  if (outside.length > 0 || packages.length > 0)
+    throw new Error(`@tunnelgw/cdktf must hold src/cdktf only: ${[...outside, ...packages].join(", ")}`);
+  cpSync(declarations, outdir, {
+    recursive: true,
+    filter: (path) => !path.endsWith(".js") && !path.endsWith(".map"),
+  });
 }
 
 /**
@@ -170,5 +219,9 @@ async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promis
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await bundleCli(process.argv[2] ? resolve(process.argv[2]) : undefined);
+  if (process.argv[2]) await bundleCli(resolve(process.argv[2]));
+  else {
+    await bundleCli();
+    await bundleConstructs();
+  }
 }

@@ -9,7 +9,7 @@
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
  * - the per-kind sections of docs/configuration.md (field tables and examples);
  * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`;
- * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`tunnelgw/cdktf`);
+ * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`@tunnelgw/cdktf`);
  * - docs/terraform/resources/ and data-sources/: the provider's pages in the Registry's layout.
  *
  *   npm run gen            write the files

@@ -1,6 +1,7 @@
 /**
  * `npm run prepare` (run by `npm ci`, and by `npx tgw` in a checkout: npx links the checkout into its
- * cache and prepares it): builds dist/ unless it was built from these very sources. The sources'
+ * cache and prepares it; `npm pack` runs it too, and packages/cdktf runs it before it is packed): builds
+ * dist/ and packages/cdktf/dist/ unless they were built from these very sources. The sources'
  * digest (src/, schemas/, the build scripts and configuration, the lockfile) is kept in
  * dist/.build-digest, so the first `npx tgw` after `npm ci` starts at once instead of rebuilding for
  * 13 to 21 s without a word; a build says what it is doing.
@@ -47,7 +48,8 @@ function digest() {
 
 const wanted = digest();
 const built = existsSync(STAMP) ? readFileSync(STAMP, "utf8").trim() : "";
-if (built !== wanted || !existsSync(join(ROOT, "dist", "tgw", "tgw.cjs"))) {
+const OUTPUTS = [join(ROOT, "dist", "tgw", "tgw.cjs"), join(ROOT, "packages", "cdktf", "dist", "index.js")];
+if (built !== wanted || !OUTPUTS.every((file) => existsSync(file))) {
   process.stderr.write("tgw: building dist/ from the sources (tsc, then the bundle; about 15 s)...\n");
   execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "build", "--silent"], {
     cwd: ROOT,

@@ -1,13 +1,11 @@
 /**
- * The objects of examples/complete, written with the constructs of `tunnelgw/cdktf`: backends, API
+ * The objects of examples/complete, written with the constructs of `@tunnelgw/cdktf`: backends, API
  * keys, an SSH credential and host certificate, TLS certificates and IdP metadata read from files,
  * modules on the fixture edges and routes (examples/fixtures.yaml) with references, an IP
  * restriction, event destinations and subscriptions with a sensitive variable.
  */
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { App, Fn, TerraformStack, TerraformVariable } from "cdktf";
-import { Construct } from "constructs";
 import {
   ApiKey,
   EventDestination,
@@ -27,7 +25,9 @@ import {
   TlsEdgeMutualTls,
   TunnelGroupBackend,
   TunnelgwProvider,
-} from "tunnelgw/cdktf";
+} from "@tunnelgw/cdktf";
+import { App, Fn, TerraformStack, TerraformVariable } from "cdktf";
+import { Construct } from "constructs";
 
 const KEYS = fileURLToPath(new URL("../keys/", import.meta.url));
 

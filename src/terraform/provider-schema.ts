@@ -1,7 +1,7 @@
 /**
  * The Terraform provider schema of `tunnelgw`, derived from the kind descriptors of `src/model`
  * (and so from `schemas/`) in the shape `terraform providers schema -json` prints. `npm run gen`
- * writes it to ./provider-schema.gen.json; the CDKTF bindings (`tunnelgw/cdktf`) are generated from
+ * writes it to ./provider-schema.gen.json; the CDKTF bindings (`@tunnelgw/cdktf`) are generated from
  * that file, and the Terraform provider serves the same schema. docs/cdktf.md explains the choices.
  *
  * Rules (a field list is never written here):
