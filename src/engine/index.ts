@@ -62,6 +62,13 @@ export {
   reconcile,
 } from "./reconcile.js";
 export { type RefreshOptions, type RefreshScope, refresh, refreshScope } from "./refresh.js";
+export {
+  type RefreshOnlyInput,
+  type RefreshOnlyPlan,
+  refreshOnly,
+  refreshOnlyPlan,
+  refreshOnlyWrites,
+} from "./refresh-only.js";
 export { checkPlanSafety, type SafetyOptions } from "./safety.js";
 export { checkSavedPlan, planDigest, type SavedPlanCheck } from "./saved-plan.js";
 export { checkStateApi, describeApi, sameApi } from "./state-api.js";

@@ -13,10 +13,12 @@
  * The run itself, shared with `destroy`, is in src/cli/apply-run.ts.
  */
 
+import { UsageError } from "../../errors.js";
 import { type ApplyFlags, runApply, withApplyOptions } from "../apply-run.js";
 import type { RegisterCommand } from "../command.js";
 import { withReplace } from "../options.js";
 import { helpExamples } from "../output.js";
+import { checkRefreshOnlyFlags, runRefreshOnly } from "../refresh-only.js";
 
 /** Registers `tgw apply`. */
 export const registerApply: RegisterCommand = (program) => {
@@ -32,6 +34,7 @@ export const registerApply: RegisterCommand = (program) => {
             "tgw apply -f infra/ --auto-approve --max-deletes 5   # CI",
             "tgw apply tgw.plan                                  # exactly what was reviewed",
             "tgw apply -f infra/ --replace api_keys.ci          # rotate a key (new token)",
+            "tgw apply -f infra/ --refresh-only                 # record what changed outside tgw, change nothing",
           ),
         )
         .argument("[planfile]", "a plan saved by tgw plan --out: apply exactly it"),
@@ -41,7 +44,17 @@ export const registerApply: RegisterCommand = (program) => {
       "--show-tokens",
       "with --json, include the tokens of API keys created (they are always written to their token files)",
     )
-    .action(async (planfile: string | undefined, opts: ApplyFlags) => {
+    .option(
+      "--refresh-only",
+      "only bring the state up to date with the live objects (records of objects deleted or found outside tgw); no object is changed",
+    )
+    .action(async (planfile: string | undefined, opts: ApplyFlags & { refreshOnly?: boolean }) => {
+      if (opts.refreshOnly) {
+        if (planfile) throw new UsageError("--refresh-only cannot be combined with a saved plan");
+        checkRefreshOnlyFlags({ replace: opts.replace });
+        await runRefreshOnly(opts, { apply: true });
+        return;
+      }
       await runApply(opts, { destroy: false, ...(planfile ? { planfile } : {}) });
     });
 };

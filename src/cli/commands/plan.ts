@@ -26,6 +26,7 @@ import {
 } from "../options.js";
 import { color, colorErr, helpExamples, warn } from "../output.js";
 import { savedStateLocation, writePlanFile } from "../plan-file.js";
+import { checkRefreshOnlyFlags, runRefreshOnly } from "../refresh-only.js";
 import { writePlan } from "../render/human.js";
 import { planToJson } from "../render/json.js";
 import { renderPlanMarkdown } from "../render/markdown.js";
@@ -39,6 +40,7 @@ interface PlanOptions extends PlanningFlags, TakeoverFlags {
   out?: string;
   detailedExitcode?: boolean;
   destroy?: boolean;
+  refreshOnly?: boolean;
 }
 
 /** Registers `tgw plan`. */
@@ -83,6 +85,10 @@ export const registerPlan: RegisterCommand = (program) => {
       "--destroy",
       "plan the deletion of every object of the stack, as tgw destroy would (with --out: applied by tgw apply FILE)",
     )
+    .option(
+      "--refresh-only",
+      "show what changed outside tgw and how the state would be brought up to date with it; no object is changed",
+    )
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .action(async (opts: PlanOptions) => {
       process.exitCode = await runPlan(opts);
@@ -90,6 +96,10 @@ export const registerPlan: RegisterCommand = (program) => {
 };
 
 async function runPlan(opts: PlanOptions): Promise<number> {
+  if (opts.refreshOnly) {
+    checkRefreshOnlyFlags({ ...opts });
+    return runRefreshOnly({ ...opts, json: opts.json || opts.format === "json" }, { apply: false });
+  }
   const format = opts.json ? "json" : (opts.format ?? "human");
   if (!["human", "json", "markdown"].includes(format))
     throw new UsageError(`--format must be human, json or markdown, got "${format}"`);
