@@ -24,10 +24,14 @@
  * server restarted with the proxy as its public URL): the time a user far from the API waits, and the
  * requests each plan sends (issue 30's goal: 10,000 objects within 2.0 s at 50 ms).
  *
- * Loopback only; sizes above 30,000 are refused. Seeding (one `tgw apply` of N creates) is timed too.
+ * `tgw plan` runs under GNU time (`/usr/bin/time`, when there is one), which reports its peak resident
+ * memory; with two sizes or more, the last line compares each size's plan with the first's (issue 30:
+ * 100,000 objects within 12x of 10,000, under 1.5 GB).
+ *
+ * Loopback only; sizes above 100,000 are refused. Seeding (one `tgw apply` of N creates) is timed too.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,13 +48,25 @@ interface Run {
   ms: number;
   code: number | null;
   out: string;
+  /** Peak resident memory in MB (`withRss` runs under GNU time). */
+  rssMb?: number;
 }
 
-/** Runs `node args...` to its end; wall time in ms from spawn to exit. */
-function run(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
+const GNU_TIME = "/usr/bin/time";
+const RSS_LINE = /tgw-peak-rss-kb (\d+)\s*$/;
+
+/**
+ * Runs `node args...` to its end; wall time in ms from spawn to exit. With `withRss`, under GNU time
+ * (when the machine has it) for the peak resident memory.
+ */
+function run(args: string[], env: NodeJS.ProcessEnv, cwd?: string, withRss = false): Promise<Run> {
+  const timed = withRss && existsSync(GNU_TIME);
+  const [command, argv] = timed
+    ? [GNU_TIME, ["-f", "tgw-peak-rss-kb %M", process.execPath, ...args]]
+    : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, argv, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
@@ -59,9 +75,16 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run>
       out += d;
     });
     child.on("error", reject);
-    child.on("exit", (code) => resolve({ ms: performance.now() - t, code, out }));
+    child.on("exit", (code) => {
+      const ms = performance.now() - t;
+      const rss = timed ? RSS_LINE.exec(out) : null;
+      resolve({ ms, code, out, ...(rss ? { rssMb: Number(rss[1]) / 1024 } : {}) });
+    });
   });
 }
+
+/** Each size's median plan time and highest peak memory, for the comparison of sizes. */
+const planned: { n: number; ms: number; rssMb: number | undefined }[] = [];
 
 /** `tgw serve` on `port` (default: a free one) with the workload's fixtures and a data file; resolves with its URL. */
 async function serve(dir: string, fixtures: string, rateLimit?: string, port = "0", publicUrl?: string) {
@@ -137,12 +160,14 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
       otherPlan: [] as number[],
     };
     let perPlan = 0;
+    const rss: number[] = [];
     for (let i = 0; i < runs + 1; i++) {
       const a = await run(["-e", "0"], env, dir);
       const v = await run([TGW, "validate", "-f", "."], env, dir);
       expectOk(v, "tgw validate");
-      const p = await run([TGW, "plan", "-f", ".", "--detailed-exitcode"], env, dir);
+      const p = await run([TGW, "plan", "-f", ".", "--detailed-exitcode"], env, dir, true);
       expectOk(p, "tgw plan --detailed-exitcode (a plan with changes after seeding?)");
+      if (p.rssMb !== undefined) rss.push(p.rssMb);
       perPlan = (await requests(server.url)).total;
       const ov = other ? await run([other, "validate", "-f", "."], env, dir) : undefined;
       const op = other ? await run([other, "plan", "-f", ".", "--detailed-exitcode"], env, dir) : undefined;
@@ -191,6 +216,12 @@ async function measure(n: number, runs: number, rateRuns: number): Promise<void>
     );
     for (const r of rows) process.stdout.write(`| ${r.join(" | ")} |\n`);
     process.stdout.write(`requests per plan: ${perPlan} (lists of 100, plus one GET per module)\n`);
+    const peak = rss.length > 0 ? Math.max(...rss) : undefined;
+    if (peak !== undefined)
+      process.stdout.write(
+        `tgw plan peak resident memory: ${Math.round(peak)} MB (highest of ${rss.length})\n`,
+      );
+    planned.push({ n: total, ms: median(times.plan), rssMb: peak });
 
     if (rateRuns > 0) {
       await server.stop();
@@ -330,13 +361,26 @@ async function main(): Promise<void> {
   const runs = Number(values.runs ?? (values.quick ? 3 : 5));
   const rateRuns = Number(values["rate-runs"] ?? (values.quick ? 0 : 8));
   for (const n of sizes) {
-    if (!Number.isInteger(n) || n < 40 || n > 30_000) throw new Error(`size ${n}: expected 40..30000`);
+    if (!Number.isInteger(n) || n < 40 || n > 100_000) throw new Error(`size ${n}: expected 40..100000`);
   }
   process.stdout.write(
     `# tgw plan, whole process (${new Date().toISOString().slice(0, 10)}, Node ${process.version})\n`,
   );
   await startup(runs);
   for (const [i, n] of sizes.entries()) await measure(n, runs, i === 0 ? rateRuns : 0);
+  compareSizes();
+}
+
+/** Each size's plan against the first size's: time ratio next to the object ratio, and peak memory. */
+function compareSizes(): void {
+  const [first, ...rest] = planned;
+  if (!first) return;
+  for (const p of rest) {
+    const mem = p.rssMb === undefined ? "" : `, peak ${Math.round(p.rssMb)} MB (goal at 100,000: < 1,536 MB)`;
+    process.stdout.write(
+      `\ntgw plan of ${p.n.toLocaleString("en-US")} objects against ${first.n.toLocaleString("en-US")}: ${(p.ms / first.ms).toFixed(2)}x the time for ${(p.n / first.n).toFixed(1)}x the objects (goal at 100,000 against 10,000: <= 12x)${mem}\n`,
+    );
+  }
 }
 
 await main();
