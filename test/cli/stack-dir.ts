@@ -1,7 +1,7 @@
 /**
  * The set-up the CLI journey tests share: a fresh reference server per test file, a temporary
- * configuration directory per test, `tgw` run in it against that server (`CI=true`, stdin closed),
- * and the API read directly.
+ * configuration directory per test (or per file), `tgw` run in it against that server (`CI=true`,
+ * stdin closed), and the API called directly as the test's admin.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,20 +20,31 @@ export interface StackDir {
   configure(yaml: string): Promise<void>;
   /** The state file's records by address. */
   records(): Promise<Record<string, { id: string; fingerprint: string }>>;
-  /** GET `path` of the API as the test's admin: status and JSON body. */
-  get(path: string): Promise<{ status: number; body: Record<string, unknown> }>;
-  /** Sends `method path body` to the API as the test's admin. */
-  send(method: string, path: string, body?: unknown): Promise<number>;
+  /** Sends `method path [body]` to the API as the test's admin: status and JSON body (`{}` if none). */
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
-/** Registers the hooks (server per file, directory per test) and returns the handles. */
-export function useStackDir(prefix: string): StackDir {
+/**
+ * Registers the hooks (a server per file; a directory per test, or per file with `per: "file"`) and
+ * returns the handles.
+ */
+export function useStackDir(prefix: string, opts: { per?: "test" | "file" } = {}): StackDir {
   const ctx = {} as StackDir;
+  const perFile = opts.per === "file";
   beforeAll(async () => {
     ctx.server = await startTestServer();
+    if (perFile) ctx.dir = await mkdtemp(join(tmpdir(), prefix));
   });
-  afterAll(() => ctx.server.close());
+  afterAll(async () => {
+    await ctx.server.close();
+    if (perFile) await rm(ctx.dir, { recursive: true, force: true });
+  });
   beforeEach(async () => {
+    if (perFile) return;
     ctx.dir = await mkdtemp(join(tmpdir(), prefix));
     return () => rm(ctx.dir, { recursive: true, force: true });
   });
@@ -52,18 +63,13 @@ export function useStackDir(prefix: string): StackDir {
   ctx.records = async () =>
     (JSON.parse(await readFile(join(ctx.dir, ".tgw", "state.json"), "utf8")) as { resources: never })
       .resources;
-  ctx.get = async (path) => {
-    const res = await fetch(`${ctx.server.url}${path}`, { headers: headers() });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
-  ctx.send = async (method, path, body) => {
+  ctx.api = async (method, path, body) => {
     const res = await fetch(`${ctx.server.url}${path}`, {
       method,
       headers: headers(body !== undefined),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    await res.arrayBuffer();
-    return res.status;
+    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
   };
   return ctx;
 }

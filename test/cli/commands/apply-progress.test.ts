@@ -3,32 +3,16 @@
  * per tenth of the changes (done of total, failed, rate), none for a small apply; and the counter's
  * arithmetic with failures, from the engine's events.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ApplyCounter } from "../../../src/cli/render/progress.js";
 import type { EngineEvent, Plan } from "../../../src/engine/index.js";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  dir = await mkdtemp(join(tmpdir(), "tgw-apply-progress-"));
-});
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-apply-progress-", { per: "file" });
 
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const run = ctx.run;
 const keys = (n: number) =>
   [
     "stack: progress",
@@ -38,7 +22,7 @@ const keys = (n: number) =>
   ].join("\n");
 
 it("an apply of 120 changes prints ten counter lines, the last at 120 of 120; one of 5 prints none", async () => {
-  await writeFile(join(dir, "tgw.yaml"), keys(120));
+  await writeFile(join(ctx.dir, "tgw.yaml"), keys(120));
   const applied = await run("apply", "--auto-approve");
   expect(applied.code).toBe(0);
   const counters = applied.stdout.split("\n").filter((l) => l.startsWith("Progress: "));
@@ -46,7 +30,7 @@ it("an apply of 120 changes prints ten counter lines, the last at 120 of 120; on
   expect(counters[0]).toMatch(/^Progress: 12 of 120 changes \(10 %\), 0 failed, [\d,]+\/s$/);
   expect(counters[9]).toMatch(/^Progress: 120 of 120 changes \(100 %\), 0 failed, [\d,]+\/s$/);
 
-  await writeFile(join(dir, "tgw.yaml"), keys(125));
+  await writeFile(join(ctx.dir, "tgw.yaml"), keys(125));
   const small = await run("apply", "--auto-approve");
   expect(small.code).toBe(0);
   expect(small.stdout).not.toContain("Progress: ");

@@ -3,36 +3,20 @@
  * address's own kind is the one kept, even when the other (a marker copied by hand onto an object of
  * another kind) is older. A working API key is never deleted and replaced by a new one.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { beforeAll, expect, it } from "vitest";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  dir = await mkdtemp(join(tmpdir(), "tgw-dup-"));
-  await writeFile(join(dir, "tgw.yaml"), "stack: dup\napi_keys:\n  a: {description: the key}\n");
-});
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-dup-", { per: "file" });
+beforeAll(() => writeFile(join(ctx.dir, "tgw.yaml"), "stack: dup\napi_keys:\n  a: {description: the key}\n"));
 
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const run = ctx.run;
 const call = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${ctx.server.url}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${server.token}`,
+      authorization: `Bearer ${ctx.server.token}`,
       "service-version": "2",
       ...(body ? { "content-type": "application/json" } : {}),
     },
@@ -53,7 +37,7 @@ it("keeps the key, not an older object of another kind carrying a copy of its ma
   expect(key).toMatch(/^ak_/);
 
   // The state is lost: the markers decide.
-  await rm(join(dir, ".tgw", "state.json"));
+  await rm(join(ctx.dir, ".tgw", "state.json"));
   const plan = await run("plan", "--takeover");
   expect(plan.stdout).toContain(`api_keys.a#duplicate:${backend}`);
   expect(plan.stdout).not.toContain(`duplicate:${key}`);

@@ -4,30 +4,19 @@
  * unmanaged object (keeping its id) and changes nothing else, and objects of other stacks, or this
  * stack's own, are left out.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { parse } from "yaml";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "tgw-generate-"));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-generate-");
 
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${ctx.server.url}${path}`, {
     method: "POST",
     headers: {
-      authorization: `Bearer ${server.token}`,
+      authorization: `Bearer ${ctx.server.token}`,
       "service-version": "2",
       "content-type": "application/json",
     },
@@ -35,15 +24,13 @@ const post = async (path: string, body: unknown) => {
   });
   return (await res.json()) as { id: string };
 };
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const run = ctx.run;
 
 it("writes YAML for what nobody manages; the plan imports it all and changes nothing else; then no changes", async () => {
-  await writeFile(join(dir, "tgw.yaml"), "stack: gen\napi_keys:\n  mine: {description: managed already}\n");
+  await writeFile(
+    join(ctx.dir, "tgw.yaml"),
+    "stack: gen\napi_keys:\n  mine: {description: managed already}\n",
+  );
   expect((await run("apply", "--auto-approve")).code).toBe(0);
   const a = await post("/api_keys", { description: "Deploys from CI", metadata: "team=ops" });
   const b = await post("/api_keys", { description: "Deploys from CI" });
@@ -56,7 +43,7 @@ it("writes YAML for what nobody manages; the plan imports it all and changes not
   const generated = await run("generate", "--out", "generated.yaml");
   expect(generated.stderr).not.toContain("Error");
   expect(generated.code).toBe(0);
-  const doc = parse(await readFile(join(dir, "generated.yaml"), "utf8")) as {
+  const doc = parse(await readFile(join(ctx.dir, "generated.yaml"), "utf8")) as {
     api_keys: Record<string, { description: string; metadata?: string }>;
     import: { to: string; id: string }[];
   };
@@ -73,11 +60,11 @@ it("writes YAML for what nobody manages; the plan imports it all and changes not
   expect(imported.get(backend.id)).toBe("tunnel_group_backends.web");
 
   // Keys made by hand: their tokens were handed out before tgw.
-  const text = (await readFile(join(dir, "generated.yaml"), "utf8")).replace(
+  const text = (await readFile(join(ctx.dir, "generated.yaml"), "utf8")).replace(
     /description: Deploys from CI/g,
     "description: Deploys from CI\n    token_kept_elsewhere: true",
   );
-  await writeFile(join(dir, "generated.yaml"), text);
+  await writeFile(join(ctx.dir, "generated.yaml"), text);
   const plan = await run("plan", "--json");
   expect(plan.stderr).not.toContain("Error");
   const json = JSON.parse(plan.stdout) as {
@@ -100,11 +87,11 @@ it("writes YAML for what nobody manages; the plan imports it all and changes not
 });
 
 it("refuses an existing --out file and an unknown collection", async () => {
-  await writeFile(join(dir, "tgw.yaml"), "stack: gen-bad\n");
-  await writeFile(join(dir, "taken.yaml"), "# mine\n");
+  await writeFile(join(ctx.dir, "tgw.yaml"), "stack: gen-bad\n");
+  await writeFile(join(ctx.dir, "taken.yaml"), "# mine\n");
   const out = await run("generate", "--out", "taken.yaml");
   expect(out.code).toBe(1);
-  expect(await readFile(join(dir, "taken.yaml"), "utf8")).toBe("# mine\n");
+  expect(await readFile(join(ctx.dir, "taken.yaml"), "utf8")).toBe("# mine\n");
   const bad = await run("generate", "--collection", "api_key");
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain("--collection api_key: no such collection");

@@ -3,45 +3,18 @@
  * outside tgw are adopted by the plan (Terraform's `import` blocks), keeping their ids; the entries
  * stay harmless after the apply; bad entries are refused before any change.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { expect, it } from "vitest";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "tgw-import-entries-"));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-import-entries-");
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      "service-version": "2",
-      ...(body ? { "content-type": "application/json" } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
-};
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const api = ctx.api;
+const run = ctx.run;
 const configure = (stack: string, keys: Record<string, string>, imports: [string, string][]) =>
   writeFile(
-    join(dir, "tgw.yaml"),
+    join(ctx.dir, "tgw.yaml"),
     [
       `stack: ${stack}`,
       "api_keys:",

@@ -19,8 +19,8 @@ it("plans what changed outside tgw, records it on apply without changing any obj
   expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
   const before = await ctx.records();
   const [a, b, c] = ["a", "b", "c"].map((k) => before[`api_keys.${k}`]?.id as string);
-  expect(await ctx.send("PATCH", `/api_keys/${a}`, { description: "edited by hand" })).toBe(200);
-  expect(await ctx.send("DELETE", `/api_keys/${b}`)).toBe(204);
+  expect((await ctx.api("PATCH", `/api_keys/${a}`, { description: "edited by hand" })).status).toBe(200);
+  expect((await ctx.api("DELETE", `/api_keys/${b}`)).status).toBe(204);
   expect((await ctx.run("state", "rm", "api_keys.c")).code).toBe(0);
   const stateFile = join(ctx.dir, ".tgw", "state.json");
   const unchanged = await readFile(stateFile, "utf8");
@@ -57,7 +57,7 @@ it("plans what changed outside tgw, records it on apply without changing any obj
   const after = await ctx.records();
   expect(Object.keys(after).sort()).toEqual(["api_keys.a", "api_keys.c"]);
   expect(after["api_keys.c"]?.id).toBe(c);
-  expect((await ctx.get(`/api_keys/${a}`)).body.description).toBe("edited by hand");
+  expect((await ctx.api("GET", `/api_keys/${a}`)).body.description).toBe("edited by hand");
 
   // Nothing left to record; the outside change is still reported until an apply changes it back.
   const again = await ctx.run("plan", "--refresh-only", "--detailed-exitcode");
@@ -66,7 +66,7 @@ it("plans what changed outside tgw, records it on apply without changing any obj
   const converge = await ctx.run("apply", "--auto-approve");
   expect(converge.code, converge.stderr).toBe(0);
   expect(converge.stdout).toMatch(/1 created/);
-  expect((await ctx.get(`/api_keys/${a}`)).body.description).toBe("key a");
+  expect((await ctx.api("GET", `/api_keys/${a}`)).body.description).toBe("key a");
   expect((await ctx.run("plan", "--detailed-exitcode")).code).toBe(0);
   const quiet = await ctx.run("plan", "--refresh-only", "--detailed-exitcode");
   expect(quiet.code).toBe(0);

@@ -4,33 +4,17 @@
  * `removed` block). The journeys end with the object alive, without tgw's marker, unrecorded, and
  * nothing deleted by later plans, destroys, or a lost state.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { expect, it } from "vitest";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "tgw-removed-"));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-removed-");
 
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const run = ctx.run;
 const configure = (stack: string, keys: string[], removed: string[] = [], extra: string[] = []) =>
   writeFile(
-    join(dir, "tgw.yaml"),
+    join(ctx.dir, "tgw.yaml"),
     [
       `stack: ${stack}`,
       "api_keys:",
@@ -42,12 +26,12 @@ const configure = (stack: string, keys: string[], removed: string[] = [], extra:
       "",
     ].join("\n"),
   );
-const stateFile = () => join(dir, ".tgw", "state.json");
+const stateFile = () => join(ctx.dir, ".tgw", "state.json");
 const recorded = async () =>
   Object.keys((JSON.parse(await readFile(stateFile(), "utf8")) as { resources: object }).resources);
 const liveKey = async (id: string) => {
-  const res = await fetch(`${server.url}/api_keys/${id}`, {
-    headers: { authorization: `Bearer ${server.token}`, "service-version": "2" },
+  const res = await fetch(`${ctx.server.url}/api_keys/${id}`, {
+    headers: { authorization: `Bearer ${ctx.server.token}`, "service-version": "2" },
   });
   return { status: res.status, body: (await res.json()) as { metadata?: string } };
 };
@@ -59,7 +43,7 @@ it("a key removed: planned as forget, its marker taken out, its record dropped; 
   await configure("removed", ["a", "b"]);
   expect((await run("apply", "--auto-approve")).code).toBe(0);
   const id = await idOf("api_keys.a");
-  const token = await readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8");
+  const token = await readFile(join(ctx.dir, ".tgw", "secrets", "a.token"), "utf8");
 
   await configure("removed", ["b"], ["a"]);
   const plan = await run("plan", "--detailed-exitcode");
@@ -88,10 +72,10 @@ it("a key removed: planned as forget, its marker taken out, its record dropped; 
   expect(applied.stdout).toContain(
     `api_keys.a: the key lives on, no longer managed; its token file was moved to`,
   );
-  const aside = join(dir, ".tgw", "secrets", "removed", `a.${id}.token`);
+  const aside = join(ctx.dir, ".tgw", "secrets", "removed", `a.${id}.token`);
   expect(await readFile(aside, "utf8")).toBe(token);
   expect((await stat(aside)).mode & 0o777).toBe(0o600);
-  await expect(readFile(join(dir, ".tgw", "secrets", "a.token"), "utf8")).rejects.toThrow();
+  await expect(readFile(join(ctx.dir, ".tgw", "secrets", "a.token"), "utf8")).rejects.toThrow();
 
   for (const removed of [["a"], []]) {
     await configure("removed", ["b"], removed);
@@ -112,7 +96,7 @@ it("with the state lost, the removed key is found by its marker and forgotten, n
   expect(destroyPlan.stdout).toContain("# api_keys.a will no longer be managed by tgw");
   expect(destroyPlan.stdout).not.toMatch(/- api_keys\.a/);
 
-  await rm(join(dir, ".tgw"), { recursive: true });
+  await rm(join(ctx.dir, ".tgw"), { recursive: true });
   const plan = await run("plan");
   expect(plan.stdout).toContain(`. api_keys.a (api_key) ${id}`);
   // A new state: the markers record the lost one's lineage (docs/state.md > Recovery from markers).
@@ -120,7 +104,7 @@ it("with the state lost, the removed key is found by its marker and forgotten, n
   expect(applied.stderr).not.toContain("Error");
   expect(applied.code).toBe(0);
   expect((await liveKey(id)).status).toBe(200);
-  await rm(join(dir, ".tgw"), { recursive: true });
+  await rm(join(ctx.dir, ".tgw"), { recursive: true });
   await configure("removed-lost", ["b"]);
   expect((await run("plan")).stdout).not.toContain("api_keys.a");
   expect((await liveKey(id)).status).toBe(200);

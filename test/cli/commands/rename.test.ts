@@ -3,33 +3,17 @@
  * then the rename in YAML; `moved:` entries, chained over two renames; a state holding two records of
  * one object. Each journey ends with the object still alive (same id, same token) and an empty plan.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../helpers/server.js";
-import { tgw } from "../tgw.js";
+import { expect, it } from "vitest";
+import { useStackDir } from "../stack-dir.js";
 
-let server: TestServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "tgw-rename-"));
-  return () => rm(dir, { recursive: true, force: true });
-});
+const ctx = useStackDir("tgw-rename-");
 
-const run = (...args: string[]) =>
-  tgw([...args, "-f", "."], {
-    cwd: dir,
-    server: { url: server.url, token: server.token },
-    env: { CI: "true" },
-  });
+const run = ctx.run;
 const configure = (stack: string, keys: string[], moved: [string, string][] = []) =>
   writeFile(
-    join(dir, "tgw.yaml"),
+    join(ctx.dir, "tgw.yaml"),
     [
       `stack: ${stack}`,
       "api_keys:",
@@ -41,13 +25,13 @@ const configure = (stack: string, keys: string[], moved: [string, string][] = []
     ].join("\n"),
   );
 const state = async () =>
-  JSON.parse(await readFile(join(dir, ".tgw", "state.json"), "utf8")) as {
+  JSON.parse(await readFile(join(ctx.dir, ".tgw", "state.json"), "utf8")) as {
     resources: Record<string, { id: string }>;
   };
 const live = async (id: string) =>
   (
-    await fetch(`${server.url}/api_keys/${id}`, {
-      headers: { authorization: `Bearer ${server.token}`, "service-version": "2" },
+    await fetch(`${ctx.server.url}/api_keys/${id}`, {
+      headers: { authorization: `Bearer ${ctx.server.token}`, "service-version": "2" },
     })
   ).status;
 
@@ -64,17 +48,17 @@ it("state mv onto the name of a key deleted earlier: the deleted key's token fil
   await configure("mv-onto-deleted", ["ops", "admin"]);
   await applyThenEmptyPlan();
   const id = (await state()).resources["api_keys.ops"]?.id as string;
-  const token = await readFile(join(dir, ".tgw", "secrets", "ops.token"), "utf8");
+  const token = await readFile(join(ctx.dir, ".tgw", "secrets", "ops.token"), "utf8");
   await configure("mv-onto-deleted", ["ops"]);
   await applyThenEmptyPlan();
-  await expect(readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).rejects.toThrow();
+  await expect(readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).rejects.toThrow();
 
   const moved = await run("state", "mv", "api_keys.ops", "api_keys.admin");
   expect(moved.stdout).toContain("Moved its token file");
   await configure("mv-onto-deleted", ["admin"]);
   await applyThenEmptyPlan();
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
-  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+  expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
   expect((await run("plan")).stderr).not.toContain("token");
 });
 
@@ -82,7 +66,7 @@ it("state mv, then the rename in YAML: the object is kept and its marker rewritt
   await configure("mv", ["ops"]);
   await applyThenEmptyPlan();
   const id = (await state()).resources["api_keys.ops"]?.id as string;
-  const token = await readFile(join(dir, ".tgw", "secrets", "ops.token"), "utf8");
+  const token = await readFile(join(ctx.dir, ".tgw", "secrets", "ops.token"), "utf8");
 
   expect((await run("state", "mv", "api_keys.ops", "api_keys.admin")).code).toBe(0);
   await configure("mv", ["admin"]);
@@ -95,14 +79,14 @@ it("state mv, then the rename in YAML: the object is kept and its marker rewritt
   await applyThenEmptyPlan();
   expect(await live(id)).toBe(200);
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
-  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+  expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
 });
 
 it("a state with two records of one object, one of them leaving the configuration: the object is kept", async () => {
   await configure("twice", ["a"]);
   await applyThenEmptyPlan();
   // A merged or hand-edited state: a second address records the same object.
-  const file = join(dir, ".tgw", "state.json");
+  const file = join(ctx.dir, ".tgw", "state.json");
   const doc = JSON.parse(await readFile(file, "utf8"));
   const id = doc.resources["api_keys.a"].id as string;
   doc.resources["api_keys.b"] = { ...doc.resources["api_keys.a"], address: "api_keys.b" };
@@ -145,10 +129,10 @@ it("moved: twice in a row (a chain), with honest plan text; the object and its t
   await applyThenEmptyPlan();
   expect(await live(id)).toBe(200);
   expect(Object.keys((await state()).resources)).toEqual(["api_keys.admin"]);
-  expect(await readFile(join(dir, ".tgw", "secrets", "admin.token"), "utf8")).toMatch(/^tgw_/);
+  expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toMatch(/^tgw_/);
 
   // From a lost state the chain is followed too, by the markers.
-  await rm(join(dir, ".tgw", "state.json"));
+  await rm(join(ctx.dir, ".tgw", "state.json"));
   const recovered = await run("apply", "--auto-approve", "--takeover");
   expect(recovered.code).toBe(0);
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
@@ -163,14 +147,14 @@ it("moved: onto an address whose old object is still recorded is refused, and th
 
   // In one change: d removed, a renamed to d.
   await configure("onto", ["d"], [["a", "d"]]);
-  server.resetRequests();
+  ctx.server.resetRequests();
   const refused = await run("plan");
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain(
     `moved: api_keys.a -> api_keys.d: both addresses have an object in the state (${a} and ${d})`,
   );
   expect((await run("apply", "--auto-approve")).code).toBe(1);
-  expect(server.mutations()).toEqual([]);
+  expect(ctx.server.mutations()).toEqual([]);
   expect(await live(a)).toBe(200);
 
   // As the error says: the removal first, then the move.
