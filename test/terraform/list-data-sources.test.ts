@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
 import { getKind } from "../../src/model/index.js";
+import { pluralName } from "../../src/model/terraform-names.js";
+import { matchesFilters } from "../../src/terraform/provider.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { APPLY, PLAN, TerraformHome, terraformAvailable } from "./harness.js";
 
@@ -51,6 +53,25 @@ const DATA: Record<string, string> = {
   "tunnelgw_https_edge_routes.routes": `edge_id = "%EDGE%"`,
   "tunnelgw_users.all": "",
 };
+
+describe("list data source filters", () => {
+  it("match description exactly and metadata as data (the marker aside); unset filters match all", () => {
+    const item = { id: "ak_1", description: "web", metadata: '{"n":1,"team":"web"}' };
+    expect(matchesFilters(item, { description: null, metadata: null })).toBe(true);
+    expect(matchesFilters(item, { description: "web" })).toBe(true);
+    expect(matchesFilters(item, { description: "Web" })).toBe(false);
+    expect(matchesFilters(item, { metadata: '{ "team": "web", "n": 1 }' })).toBe(true);
+    expect(matchesFilters(item, { description: "web", metadata: '{"team":"db"}' })).toBe(false);
+    expect(matchesFilters({ id: "ak_2", description: "", metadata: "" }, { metadata: "" })).toBe(true);
+  });
+
+  it("name a list in the plural", () => {
+    expect(pluralName(getKind("api_key"))).toBe("api_keys");
+    expect(pluralName(getKind("ip_policy"))).toBe("ip_policies");
+    expect(pluralName(getKind("https_edge_route"))).toBe("https_edge_routes");
+    expect(pluralName(getKind("reserved_addr"))).toBe("reserved_addrs");
+  });
+});
 
 describe.skipIf(!available)("terraform list data sources (issue 27 §2.6)", () => {
   let home: TerraformHome;
