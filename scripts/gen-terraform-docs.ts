@@ -7,7 +7,7 @@
  * test/terraform/registry-docs.test.ts checks it is current.
  */
 import type { KindDescriptor } from "../src/model/index.js";
-import { desiredKindOf } from "../src/model/terraform-names.js";
+import { desiredKindOf, LIST_FILTERS, listedKindOf } from "../src/model/terraform-names.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../src/terraform/schema.js";
 
 const PREFIX = "tunnelgw_";
@@ -57,6 +57,7 @@ function page(type: string, entry: JsonSchemaEntry, what: "Resource" | "Data Sou
     ...section("Required", attrs, (a) => a.required === true),
     ...section("Optional", attrs, (a) => a.optional === true),
     ...section("Read-Only", attrs, (a) => a.computed === true && !a.optional && !a.required),
+    ...nestedSections(attrs),
   ];
   if (resource) lines.push(...importSection(type, kind));
   return `${lines
@@ -65,23 +66,32 @@ function page(type: string, entry: JsonSchemaEntry, what: "Resource" | "Data Sou
     .trimEnd()}\n`;
 }
 
-/** A block setting every required argument. */
+/**
+ * A block setting every required argument; a list data source also sets its filters and is followed
+ * by an output of the ids it found.
+ */
 function example(type: string, attrs: Record<string, JsonAttribute>, block: string, kind?: KindDescriptor) {
   const required = Object.entries(attrs).filter(([, a]) => a.required);
   // A resource with no required argument shows its description, as users set it.
   if (required.length === 0 && block === "resource" && attrs.description?.optional)
     required.push(["description", attrs.description]);
+  const listed = block === "data" ? listedKindOf(type) : undefined;
+  if (listed) {
+    for (const name of LIST_FILTERS) if (attrs[name]?.optional) required.push([name, attrs[name]]);
+  }
   const width = Math.max(0, ...required.map(([n]) => n.length));
   return [
     `${block} "${type}" "example" {`,
     ...required.map(([name, a]) => `  ${name.padEnd(width)} = ${exampleValue(name, a, kind)}`),
     "}",
+    ...(listed ? ["", `output "${listed.kind}_ids" {`, `  value = data.${type}.example.ids`, "}"] : []),
   ];
 }
 
 /** An HCL value for an argument: the schema's first example or enum value, else a placeholder. */
 function exampleValue(name: string, attr: JsonAttribute, kind?: KindDescriptor): string {
   if (name === "description") return '"Managed by Terraform"';
+  if (name === "metadata" && !attr.computed) return 'jsonencode({ team = "web" })';
   const field = kind?.fields.find((f) => f.name === name);
   const s = field?.schema as { examples?: unknown[]; enum?: unknown[] } | undefined;
   const first = s?.examples?.[0] ?? s?.enum?.[0];
@@ -106,11 +116,48 @@ function section(title: string, attrs: Record<string, JsonAttribute>, keep: (a: 
   return [`### ${title}`, "", ...names.map((n) => item(n, attrs[n] as JsonAttribute)), ""];
 }
 
-function item(name: string, attr: JsonAttribute): string {
+function item(name: string, attr: JsonAttribute, path = name): string {
   const notes = [attr.sensitive ? "Sensitive" : "", attr.write_only ? "Write-only" : ""].filter(Boolean);
   const kind = [typeName(attr), ...notes].join(", ");
   const text = (attr.description ?? "").replace(/\s+/g, " ").trim();
-  return `- \`${name}\` (${kind})${text ? ` ${text}` : ""}`;
+  const see = attr.nested_type ? ` (see [below for nested schema](#${anchor(path)}))` : "";
+  return `- \`${name}\` (${kind})${text ? ` ${text}` : ""}${see}`;
+}
+
+/** The anchor of a nested attribute's section, as the Registry's generated docs name it. */
+const anchor = (path: string) => `nestedatt--${path.replace(/\./g, "--")}`;
+
+/**
+ * A `### Nested Schema for \`a\`` section per nested attribute (`a.b` for one inside it), each
+ * with its attributes grouped as at the top: what the Registry's generated docs show.
+ */
+function nestedSections(attrs: Record<string, JsonAttribute>, prefix = ""): string[] {
+  return Object.keys(attrs)
+    .sort()
+    .flatMap((name) => {
+      const nested = attrs[name]?.nested_type;
+      if (!nested) return [];
+      const path = `${prefix}${name}`;
+      const groups: Array<[string, (a: JsonAttribute) => boolean]> = [
+        ["Required", (a) => a.required === true],
+        ["Optional", (a) => a.optional === true],
+        ["Read-Only", (a) => a.computed === true && !a.optional && !a.required],
+      ];
+      return [
+        `<a id="${anchor(path)}"></a>`,
+        `### Nested Schema for \`${path}\``,
+        "",
+        ...groups.flatMap(([title, keep]) => {
+          const names = Object.keys(nested.attributes)
+            .filter((n) => keep(nested.attributes[n] as JsonAttribute))
+            .sort();
+          if (names.length === 0) return [];
+          const items = names.map((n) => item(n, nested.attributes[n] as JsonAttribute, `${path}.${n}`));
+          return [`${title}:`, "", ...items, ""];
+        }),
+        ...nestedSections(nested.attributes, `${path}.`),
+      ];
+    });
 }
 
 /** The type as the Registry's generated docs write it: String, List of String, Attributes... */

@@ -4,6 +4,7 @@
  * (`edge_id`, `route_id`). Both the Terraform provider's schema (src/terraform/provider-schema.ts) and
  * the CDKTF source (src/config/cdktf/load.ts, which reads a synthesized `cdk.tf.json`) map between
  * resource types and kinds with them, so they sit in the model, below each (docs/design.md section 4).
+ * Also the list data sources' names (`tunnelgw_api_keys`), which the provider and its schema share.
  */
 import { allKinds, getKind, type KindDescriptor } from "./index.js";
 
@@ -41,4 +42,46 @@ export function moduleParams(kind: KindDescriptor): { name: string; kind: KindDe
     ];
   }
   return [{ name: "edge_id", kind: getKind(parent) }];
+}
+
+/**
+ * The plural of a kind's name, as a list data source is named: the configuration collection's name
+ * when the kind has one (`api_keys`, `tunnel_group_backends`), else English rules (`ip_policies`,
+ * `https_edge_routes`, `endpoints`).
+ */
+export function pluralName(kind: KindDescriptor): string {
+  if (kind.collection) return kind.collection;
+  const name = kind.kind;
+  if (/[^aeiou]y$/.test(name)) return `${name.slice(0, -1)}ies`;
+  if (/(s|x|ch|sh)$/.test(name)) return `${name}es`;
+  return `${name}s`;
+}
+
+/**
+ * The list data source of a kind the API lists (it has a `listKey`): `tunnelgw_api_keys`,
+ * `tunnelgw_https_edge_routes`, `tunnelgw_endpoints`.
+ */
+export function listDataSourceType(kind: KindDescriptor): string {
+  return `${PROVIDER_NAME}_${pluralName(kind)}`;
+}
+
+/** The kinds that have a list data source: every kind with a list operation, in schema order. */
+export function listedKinds(): KindDescriptor[] {
+  return [...allKinds().values()].filter((k) => k.listKey !== undefined && k.operations.has("list"));
+}
+
+/** The kind the list data source `typeName` lists (`tunnelgw_api_keys`), if it is one. */
+export function listedKindOf(typeName: string): KindDescriptor | undefined {
+  return listedKinds().find((k) => listDataSourceType(k) === typeName);
+}
+
+/**
+ * The filters of list data sources: response fields a listed object is narrowed by (exact matches;
+ * metadata compared as data), each an optional argument where the kind's response has it.
+ */
+export const LIST_FILTERS = ["description", "metadata"] as const;
+
+/** The path parameters of a nested collection's list path (`edge_id` of an edge's routes). */
+export function listPathParams(kind: KindDescriptor): string[] {
+  return kind.module ? [] : [...kind.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
 }

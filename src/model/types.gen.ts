@@ -127,6 +127,9 @@ export interface Endpoint {
    * Address of the resource in this API.
    */
   uri?: string;
+  /**
+   * Identifier of the region.
+   */
   region: string;
   /**
    * RFC 3339 timestamp.
@@ -136,10 +139,25 @@ export interface Endpoint {
    * RFC 3339 timestamp.
    */
   updated_at: string;
+  /**
+   * URL of the hostport served.
+   */
   public_url: string;
+  /**
+   * Protocol served: http, https, tcp or tls.
+   */
   proto: "http" | "https" | "tcp" | "tls";
+  /**
+   * hostname:port served.
+   */
   hostport: string;
+  /**
+   * ephemeral (served directly by an agent-initiated tunnel) or edge (served by an edge).
+   */
   type: "ephemeral" | "edge";
+  /**
+   * User metadata of the associated tunnel or edge.
+   */
   metadata: string;
   /**
    * Pointer to another resource.

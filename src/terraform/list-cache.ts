@@ -5,6 +5,10 @@
  * from the list gets one GET (an object created after the list was taken); 404 means it is gone.
  * Objects the provider itself creates, changes or deletes during the run update the cache.
  *
+ * List data sources (`tunnelgw_api_keys`) read the same lists, in the API's order (`listed`): a list
+ * the provider changed during the run is fetched again first, so that it shows the objects in the order
+ * the API lists them (an object the provider wrote is only appended to the cached list).
+ *
  * Mode `get` reads each object with its own GET, the way other providers refresh (for the benchmark).
  * Every request goes through the client, so its rate limiter and retries apply.
  */
@@ -22,7 +26,10 @@ type Raw = Record<string, unknown>;
 export class ListCache {
   readonly #api: Api;
   readonly #mode: RefreshMode;
+  /** Lists by kind (a nested collection's by kind and path). */
   readonly #lists = new Map<string, Promise<Map<string, Raw>>>();
+  /** Kinds whose cached list the provider changed (`remember`) since it was fetched. */
+  readonly #changed = new Set<string>();
 
   constructor(api: Api, mode: RefreshMode = "list") {
     this.#api = api;
@@ -55,26 +62,39 @@ export class ListCache {
     return this.#list(kind);
   }
 
+  /**
+   * Every object of the list at `path` (default: the kind's collection; a nested collection's path
+   * filled, e.g. `/edges/https/edghts_1/routes`), in the API's order, shared by the run like `all`.
+   * @throws ApiError / NetworkError from the client (a 404 of a nested collection's parent included).
+   */
+  async listed(kind: string, path?: string): Promise<Raw[]> {
+    const key = path === undefined || path === getKind(kind).path ? kind : `${kind} ${path}`;
+    if (this.#changed.delete(key)) this.#lists.delete(key);
+    return [...(await this.#list(kind, key, path)).values()];
+  }
+
   /** Records an object the provider wrote (undefined: deleted), so later reads see it. */
   remember(kind: string, id: string, raw: Raw | undefined): void {
     const list = this.#lists.get(kind);
     if (!list) return;
+    this.#changed.add(kind);
     void list.then(
       (m) => (raw ? m.set(id, raw) : m.delete(id)),
       () => undefined,
     );
   }
 
-  #list(kind: string): Promise<Map<string, Raw>> {
-    let list = this.#lists.get(kind);
+  #list(kind: string, key = kind, path?: string): Promise<Map<string, Raw>> {
+    let list = this.#lists.get(key);
     if (!list) {
       const k = getKind(kind);
       list = this.#api
-        .listAll<Raw>(k.path, k.listKey as string, { limit: 100 })
+        .listAll<Raw>(path ?? k.path, k.listKey as string, { limit: 100 })
         .then((items) => new Map(items.flatMap((i) => (typeof i.id === "string" ? [[i.id, i]] : []))));
       // A failed list is not cached: the next read tries again.
-      list.catch(() => this.#lists.delete(kind));
-      this.#lists.set(kind, list);
+      const failed = list;
+      failed.catch(() => this.#lists.get(key) === failed && this.#lists.delete(key));
+      this.#lists.set(key, failed);
     }
     return list;
   }

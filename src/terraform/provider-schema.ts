@@ -10,9 +10,12 @@
  *   `tunnelgw_tls_edge_backend`); modules take their parent ids (`edge_id`, and `route_id` on
  *   routes) as required attributes and have a computed `id` built from them (the names and parent
  *   ids are src/model/terraform-names.ts, which the CDKTF source reads too);
- * - data sources: `tunnelgw_endpoints` (the read-only endpoint list), one lookup by `id` per
- *   referenced-only object (`tunnelgw_ip_policy`, `tunnelgw_https_edge_route` with `edge_id`...), and
- *   one per managed kind, named as its resource type: by `id`, or a module by its parent ids;
+ * - data sources: one lookup by `id` per referenced-only object (`tunnelgw_ip_policy`,
+ *   `tunnelgw_https_edge_route` with `edge_id`...), one per managed kind, named as its resource type
+ *   (by `id`, or a module by its parent ids), and one list per kind the API lists, named in the
+ *   plural (`tunnelgw_api_keys`, `tunnelgw_https_edge_routes` with `edge_id`, `tunnelgw_endpoints`):
+ *   optional exact-match filters (`description`, `metadata`, where the kind's response has them),
+ *   the computed `ids` and a list of the objects (`api_keys`) with the by-id data source's values;
  * - scalars map to `string` / `bool` / `number`; arrays to `list`, or `set` when the schema marks
  *   them `unordered`; objects and arrays of objects in requests to nested attributes
  *   (`single` / `list` / `set`); `additionalProperties` to `map`; response-only values to type
@@ -35,8 +38,19 @@ import {
   type KindDescriptor,
   loadSchemaDocuments,
 } from "../model/index.js";
-import { desiredKinds, moduleParams, PROVIDER_NAME, resourceType } from "../model/terraform-names.js";
+import {
+  desiredKinds,
+  LIST_FILTERS,
+  listDataSourceType,
+  listedKinds,
+  listPathParams,
+  moduleParams,
+  PROVIDER_NAME,
+  pluralName,
+  resourceType,
+} from "../model/terraform-names.js";
 import { returnsToken } from "../model/token-file.js";
+import { noun } from "../model/words.js";
 
 /** Fully qualified provider address (the key of `provider_schemas`). */
 export const PROVIDER_SOURCE = "registry.terraform.io/tunnelgw/tunnelgw";
@@ -276,21 +290,64 @@ function moduleLookupSchema(kind: KindDescriptor): TerraformSchema {
   return withResponse(kind, attributes);
 }
 
-function endpointsSchema(): TerraformSchema {
-  const endpoint = allKinds().get("endpoint");
-  const item = endpoint ? responseOf(endpoint) : undefined;
+const FILTER_DESCRIPTIONS: Record<(typeof LIST_FILTERS)[number], string> = {
+  description: "Keep only the objects whose description is exactly this text.",
+  metadata:
+    "Keep only the objects whose metadata equals this: the user's part, without tgw's ownership marker, compared as the resources compare it (JSON as data: key order and spacing do not matter; write jsonencode({...})).",
+};
+
+/**
+ * The list data source of a kind the API lists (`tunnelgw_api_keys`): the parent ids of a nested
+ * collection (`edge_id` of an edge's routes) as required arguments, the optional filters the kind's
+ * response has (`description`, `metadata`: exact matches, all of them must hold), the ids listed and
+ * every listed object with the attributes of the kind's data source by id, all computed.
+ */
+function listSchema(kind: KindDescriptor): TerraformSchema {
+  const plural = pluralName(kind);
+  const parent = kind.parent ? allKinds().get(kind.parent) : undefined;
+  const attributes: Record<string, TerraformAttribute> = {
+    id: { type: "string", ...plain(`Always \`${plural}\`.`), computed: true },
+  };
+  for (const name of listPathParams(kind)) {
+    attributes[name] = {
+      type: "string",
+      ...plain(`Id of the ${parent?.title ?? kind.parent} whose objects are listed.`),
+      required: true,
+    };
+  }
+  const response = props(responseOf(kind));
+  for (const name of LIST_FILTERS) {
+    if (name in response)
+      attributes[name] = { type: "string", ...plain(FILTER_DESCRIPTIONS[name]), optional: true };
+  }
+  attributes.ids = {
+    type: ["list", "string"],
+    ...plain(
+      `Ids of the objects listed (${kind.idPrefix ?? ""}...), in the order of \`${plural}\`; an empty list when none matches.`,
+    ),
+    computed: true,
+  };
+  const item = Object.fromEntries(
+    Object.entries(lookupSchema(kind).block.attributes).map(([name, a]) => {
+      const { required: _, ...rest } = a;
+      return [name, { ...rest, computed: true as const }];
+    }),
+  );
+  attributes[plural] = {
+    nested_type: { attributes: item, nesting_mode: "list" },
+    ...plain(
+      `Every object listed that matches the filters, in the order the API lists them (an empty list when none does), with every value the API returns (of metadata, the user's part; never a token, which only a create returns).`,
+    ),
+    computed: true,
+  };
+  const where = parent ? ` of one ${parent.title}` : "";
   return {
     version: 0,
     block: {
-      attributes: {
-        id: { type: "string", ...plain("Always `endpoints`."), computed: true },
-        endpoints: {
-          type: ["list", item ? typeOf(item) : "string"],
-          ...plain("Every active endpoint, newest first."),
-          computed: true,
-        },
-      },
-      ...plain(endpoint?.description ?? "The active endpoints (read-only)."),
+      attributes,
+      ...plain(
+        `The list of every ${noun(kind.title)}${where} the API returns, narrowed by the optional filters. ${kind.description}`,
+      ),
     },
   };
 }
@@ -340,9 +397,9 @@ function providerBlock(): TerraformSchema {
 export function buildProviderSchema(version: string = packageVersion()): ProviderSchemaDocument {
   const resource_schemas: Record<string, TerraformSchema> = {};
   for (const kind of desiredKinds()) resource_schemas[resourceType(kind)] = resourceSchema(kind);
-  const data_source_schemas: Record<string, TerraformSchema> = {
-    [`${PROVIDER_NAME}_endpoints`]: endpointsSchema(),
-  };
+  const data_source_schemas: Record<string, TerraformSchema> = {};
+  // A list data source for every kind the API lists, named in the plural (`tunnelgw_api_keys`).
+  for (const kind of listedKinds()) data_source_schemas[listDataSourceType(kind)] = listSchema(kind);
   for (const kind of allKinds().values()) {
     if (kind.referencedOnly) data_source_schemas[`${PROVIDER_NAME}_${kind.kind}`] = lookupSchema(kind);
   }

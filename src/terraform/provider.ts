@@ -19,7 +19,7 @@ import { type Api, ApiClient, ApiError, defaultBudgetDir, NetworkError } from ".
 import { objectPath } from "../engine/apply.js";
 import { describeError } from "../engine/errors.js";
 import { liveMetadataOf } from "../engine/live.js";
-import { liveMetadata } from "../engine/normalize.js";
+import { desiredMetadata, liveMetadata } from "../engine/normalize.js";
 import { createBody, patchBody, putBody } from "../engine/requests.js";
 import {
   fillPath,
@@ -29,7 +29,13 @@ import {
   kindOfId,
   type OwnershipMarker,
 } from "../model/index.js";
-import { desiredKindOf } from "../model/terraform-names.js";
+import {
+  desiredKindOf,
+  LIST_FILTERS,
+  listedKindOf,
+  listPathParams,
+  pluralName,
+} from "../model/terraform-names.js";
 import {
   type CtyType,
   conform,
@@ -552,14 +558,8 @@ export class TunnelgwProvider {
     const type = blockType(entry.block);
     const config = asObject(decodeDv(req.config)) ?? {};
     const { api, cache } = this.#client();
-    if (typeName === "tunnelgw_endpoints") {
-      const k = getKind("endpoint");
-      const items = await api.listAll<Record<string, unknown>>(k.path, k.listKey as string, { limit: 100 });
-      return {
-        state: dv(type, conform(type, { id: "endpoints", endpoints: items as TfValue })),
-        diagnostics: [],
-      };
-    }
+    const listed = listedKindOf(typeName);
+    if (listed) return this.#readList(listed, type, config);
     const kind = dataSourceKind(typeName);
     const { path, id } = dataObjectPath(kind, config);
     const raw =
@@ -573,9 +573,7 @@ export class TunnelgwProvider {
       const what = kind.module ? `is not set on ${path}` : `${id} not found`;
       return { diagnostics: [error(`${kind.title} ${what}`, "", attr(kind.module ? "edge_id" : "id"))] };
     }
-    // The user's part of metadata, as a resource shows it: the ownership marker is tgw's.
-    const field = kind.metadataField;
-    const values = field ? { ...raw, [field]: liveMetadata(raw[field]) } : raw;
+    const values = userValues(kind, raw);
     // The decoded config holds every computed attribute as null: only the arguments set override
     // the API's values, else every value the API returns is lost (issue 27, defect 2).
     const args = Object.entries(config).filter(([, v]) => v !== null);
@@ -584,6 +582,55 @@ export class TunnelgwProvider {
       diagnostics: [],
     };
   }
+
+  /**
+   * A list data source (`tunnelgw_api_keys`): the kind's list (a nested collection's under the parent
+   * ids of `config`) from the run's list cache, in the API's order, narrowed by the filters set.
+   */
+  async #readList(kind: KindDescriptor, type: CtyType, config: TfObject) {
+    const params = Object.fromEntries(listPathParams(kind).map((p) => [p, String(config[p] ?? "")]));
+    const path = fillPath(kind.path, params);
+    let raws: Record<string, unknown>[];
+    try {
+      raws = await this.#client().cache.listed(kind.kind, path);
+    } catch (err) {
+      const [param] = Object.keys(params);
+      if (!(err instanceof ApiError && err.status === 404 && param)) throw err;
+      const parent = kind.parent ? getKind(kind.parent).title : "parent";
+      return {
+        diagnostics: [error(`${parent} ${params[param]} not found`, describeError(err), attr(param))],
+      };
+    }
+    const items = raws
+      .map((raw) => ({ ...(userValues(kind, raw) as TfObject), ...params }))
+      .filter((item) => matchesFilters(item, config));
+    const state = {
+      ...config,
+      id: pluralName(kind),
+      ids: items.map((i) => String(i.id)),
+      [pluralName(kind)]: items,
+    };
+    return { state: dv(type, conform(type, state)), diagnostics: [] };
+  }
+}
+
+/** The response's values as a data source shows them: of metadata, the user's part (the marker is tgw's). */
+function userValues(kind: KindDescriptor, raw: Record<string, unknown>): Record<string, unknown> {
+  const field = kind.metadataField;
+  return field ? { ...raw, [field]: liveMetadata(raw[field]) } : raw;
+}
+
+/**
+ * True when `item` (values of a listed object) matches every filter `config` sets: `description`
+ * exactly, `metadata` compared as data (as a resource compares it: JSON key order and spacing aside).
+ */
+export function matchesFilters(item: TfObject, config: TfObject): boolean {
+  return LIST_FILTERS.every((name) => {
+    const wanted = config[name];
+    if (typeof wanted !== "string") return true;
+    const value = typeof item[name] === "string" ? (item[name] as string) : "";
+    return name === "metadata" ? desiredMetadata(wanted) === liveMetadata(value) : wanted === value;
+  });
 }
 
 /** The kind a data source reads: a managed kind by its resource type's name, else by its own name. */

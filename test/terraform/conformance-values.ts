@@ -21,8 +21,15 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { allKinds, getKind, type JsonSchema, type KindDescriptor } from "../../src/model/index.js";
-import { desiredKindOf, desiredKinds, moduleParams, resourceType } from "../../src/model/terraform-names.js";
+import { getKind, type JsonSchema, type KindDescriptor } from "../../src/model/index.js";
+import {
+  desiredKindOf,
+  desiredKinds,
+  listedKindOf,
+  moduleParams,
+  pluralName,
+  resourceType,
+} from "../../src/model/terraform-names.js";
 import type { JsonAttribute, JsonSchemaEntry, ProviderSchema } from "../../src/terraform/schema.js";
 
 /** Which of the two values of an attribute. */
@@ -313,13 +320,15 @@ function typeCase(
 function dataCase(type: string, entry: JsonSchemaEntry, refs: RefSource): DataCase {
   const attrs = entry.block.attributes ?? {};
   const required = Object.keys(attrs).filter((n) => attrs[n]?.required);
-  if (required.length === 0) {
-    const [attribute] = Object.keys(attrs).filter((n) => n !== "id");
-    const kind = [...allKinds().values()].find((k) => k.listKey === attribute);
-    if (!attribute || !kind?.listKey)
-      throw new Error(`${type}: a data source without arguments must list a kind`);
-    return { type, args: {}, path: kind.path, list: { attribute, listKey: kind.listKey } };
+  const listed = listedKindOf(type);
+  if (listed) {
+    // Without filters: every object of the list (under the first object of the parent kind).
+    const parentId = listed.parent ? refs.ids(listed.parent)[0] : undefined;
+    const args = Object.fromEntries(required.map((n) => [n, parentId ?? ""]));
+    const path = listed.path.replace(/\{\w+\}/, parentId ?? "");
+    return { type, args, path, list: { attribute: pluralName(listed), listKey: listed.listKey as string } };
   }
+  if (required.length === 0) throw new Error(`${type}: a data source without arguments must list a kind`);
   const managed = desiredKindOf(type);
   if (managed) {
     // The resource of the same type in this workspace (a managed kind holds no fixtures).
@@ -419,7 +428,13 @@ export function configuration(
   for (const [type, [ref0, ref1]] of matrix.refTargets) {
     resource[type] = { ...resource[type], ref0: toTerraformJson(ref0), ref1: toTerraformJson(ref1) };
   }
-  const data = Object.fromEntries(matrix.dataSources.map((d) => [d.type, { x: d.args }]));
+  // A list data source is read after every resource's change (a list shows the objects made here).
+  const addresses = Object.entries(resource).flatMap(([type, byName]) =>
+    Object.keys(byName).map((name) => `${type}.${name}`),
+  );
+  const data = Object.fromEntries(
+    matrix.dataSources.map((d) => [d.type, { x: d.list ? { ...d.args, depends_on: addresses } : d.args }]),
+  );
   const output = Object.fromEntries(
     matrix.dataSources.map((d) => [d.type, { value: `\${data.${d.type}.x}`, sensitive: true }]),
   );

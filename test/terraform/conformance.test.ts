@@ -253,7 +253,7 @@ describe.skipIf(!available)("terraform conformance matrix from the provider sche
       const shown = outputs[d.type] as Raw | undefined;
       const path = d.pathOf ? d.pathOf(String(shown?.id)) : d.path;
       const expected = d.list
-        ? { [d.list.attribute]: await api.listAll(path, d.list.listKey) }
+        ? { [d.list.attribute]: (await api.listAll<Raw>(path, d.list.listKey)).map(userMetadata) }
         : userMetadata(await api.get<Raw>(path));
       const lost = unsetValues(expected, shown);
       if (lost.length > 0) unset[d.type] = lost;

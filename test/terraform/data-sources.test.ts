@@ -4,14 +4,15 @@
  * API returns for it: none is null in `terraform output -json`. The objects are the fixtures of
  * examples/fixtures.yaml; a kind the fixtures lack gets one object made through the API. The data
  * sources of managed kinds (named as their resource types) read the resources of a configuration:
- * the conformance matrix (./conformance.test.ts) covers them.
+ * the conformance matrix (./conformance.test.ts) covers them. A list data source (`tunnelgw_api_keys`)
+ * without filters shows every object of its list (./list-data-sources.test.ts tries the filters).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
 import { getKind, type KindDescriptor } from "../../src/model/index.js";
-import { desiredKinds, resourceType } from "../../src/model/terraform-names.js";
+import { desiredKinds, listedKindOf, resourceType } from "../../src/model/terraform-names.js";
 import { loadProviderSchema } from "../../src/terraform/schema.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { unsetValues } from "./conformance-values.js";
@@ -54,14 +55,17 @@ describe.skipIf(!available)("terraform data sources (issue 27)", () => {
     const expected: Record<string, Raw> = {};
     for (const type of types) {
       const name = type.slice(PREFIX.length);
-      if (name === "endpoints") {
-        const k = getKind("endpoint");
-        expected[type] = { id: "endpoints", endpoints: await api.listAll<Raw>(k.path, k.listKey as string) };
-        blocks.push(`data "${type}" "x" {}`);
+      const listed = listedKindOf(type);
+      const kind = listed ?? getKind(name);
+      const parent = kind.parent ? await anObject(getKind(kind.parent)) : undefined;
+      if (listed) {
+        // A list data source without filters: every object of the list, in the API's order.
+        const path = parent ? kind.path.replace(/\{\w+\}/, String(parent.id)) : kind.path;
+        const items = await api.listAll<Raw>(path, kind.listKey as string);
+        expected[type] = { id: name, ids: items.map((i) => i.id), [name]: items };
+        blocks.push(`data "${type}" "x" {${parent ? `\n  edge_id = "${String(parent.id)}"\n` : ""}}`);
         continue;
       }
-      const kind = getKind(name);
-      const parent = kind.parent ? await anObject(getKind(kind.parent)) : undefined;
       const raw = await anObject(kind, parent ? String(parent.id) : undefined);
       expected[type] = raw;
       const args = [`id = "${String(raw.id)}"`, ...(parent ? [`edge_id = "${String(parent.id)}"`] : [])];

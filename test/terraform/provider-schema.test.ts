@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { providerSchemaText } from "../../scripts/gen-provider-schema.js";
+import { listDataSourceType, listedKinds } from "../../src/model/terraform-names.js";
 import {
   buildProviderSchema,
   PROVIDER_SOURCE,
@@ -48,6 +49,36 @@ describe("the provider schema", () => {
       match: { computed: true },
     });
     expect(doc.provider_versions).toEqual({ [PROVIDER_SOURCE]: "9.9.9" });
+  });
+
+  it("has a list data source in the plural for every kind the API lists, with filters, ids and the objects", () => {
+    const lists = listedKinds().map(listDataSourceType).sort();
+    expect(lists).toEqual(expect.arrayContaining(["tunnelgw_api_keys", "tunnelgw_endpoints"]));
+    expect(lists).toContain("tunnelgw_tunnel_group_backends");
+    expect(lists).toContain("tunnelgw_ip_policies");
+    expect(lists).toContain("tunnelgw_https_edge_routes");
+    expect(lists).not.toContain("tunnelgw_abuse_reports"); // no list operation
+    for (const type of lists) expect(provider?.data_source_schemas[type], type).toBeDefined();
+    const keys = provider?.data_source_schemas.tunnelgw_api_keys?.block.attributes ?? {};
+    expect(keys).toMatchObject({
+      id: { computed: true },
+      description: { type: "string", optional: true },
+      metadata: { type: "string", optional: true },
+      ids: { type: ["list", "string"], computed: true },
+      api_keys: { computed: true, nested_type: { nesting_mode: "list" } },
+    });
+    // Every attribute of the by-id data source, computed, none required; never the token.
+    const byId = provider?.data_source_schemas.tunnelgw_api_key?.block.attributes ?? {};
+    const item = keys.api_keys?.nested_type?.attributes ?? {};
+    expect(Object.keys(item).sort()).toEqual(Object.keys(byId).sort());
+    expect(Object.values(item).every((a) => a.computed && !a.required)).toBe(true);
+    expect(item.token).toBeUndefined();
+    expect(provider?.data_source_schemas.tunnelgw_https_edge_routes?.block.attributes).toMatchObject({
+      edge_id: { required: true },
+      https_edge_routes: { nested_type: { attributes: { edge_id: { computed: true } } } },
+    });
+    // The endpoint list has no description to filter by.
+    expect(provider?.data_source_schemas.tunnelgw_endpoints?.block.attributes.description).toBeUndefined();
   });
 
   it("takes required, optional, computed, sensitive, write-only and replace from the schemas", () => {

@@ -8,6 +8,12 @@ import * as cdktf from 'cdktf';
 // Configuration
 
 export interface DataTunnelgwEndpointsConfig extends cdktf.TerraformMetaArguments {
+  /**
+  * Keep only the objects whose metadata equals this: the user's part, without tgw's ownership marker, compared as the resources compare it (JSON as data: key order and spacing do not matter; write jsonencode({...})).
+  *
+  * Docs at Terraform Registry: {@link https://registry.terraform.io/providers/tunnelgw/tunnelgw/0.1.0/docs/data-sources/endpoints#metadata DataTunnelgwEndpoints#metadata}
+  */
+  readonly metadata?: string;
 }
 export interface DataTunnelgwEndpointsEndpointsDomain {
 }
@@ -440,6 +446,7 @@ export class DataTunnelgwEndpoints extends cdktf.TerraformDataSource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this._metadata = config.metadata;
   }
 
   // ==========
@@ -449,6 +456,27 @@ export class DataTunnelgwEndpoints extends cdktf.TerraformDataSource {
   // id - computed: true, optional: false, required: false
   public get id() {
     return this.getStringAttribute('id');
+  }
+
+  // metadata - computed: false, optional: true, required: false
+  private _metadata?: string; 
+  public get metadata() {
+    return this.getStringAttribute('metadata');
+  }
+  public set metadata(value: string) {
+    this._metadata = value;
+  }
+  public resetMetadata() {
+    this._metadata = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get metadataInput() {
+    return this._metadata;
+  }
+
+  // ids - computed: true, optional: false, required: false
+  public get ids() {
+    return this.getListAttribute('ids');
   }
 
   // endpoints - computed: true, optional: false, required: false
@@ -463,12 +491,21 @@ export class DataTunnelgwEndpoints extends cdktf.TerraformDataSource {
 
   protected override synthesizeAttributes(): { [name: string]: any } {
     return {
+      metadata: cdktf.stringToTerraform(this._metadata),
     };
   }
 
   protected override synthesizeHclAttributes(): { [name: string]: any } {
     const attrs = {
+      metadata: {
+        value: cdktf.stringToHclTerraform(this._metadata),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
     };
-    return attrs;
+
+    // remove undefined attributes
+    return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined ))
   }
 }
