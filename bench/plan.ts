@@ -298,7 +298,7 @@ async function overLatency(
 
 /**
  * `tgw --version` and `tgw validate -f examples/complete` against `node -e 0`, alternated; validate
- * both with its code cache (src/cli/launch.ts: every run but a command's first) and without it
+ * both with its code cache (src/launch/launch.ts: every run but a command's first) and without it
  * (`TGW_CODE_CACHE=0`: the first run of a command after an install or upgrade).
  */
 async function startup(runs: number): Promise<void> {

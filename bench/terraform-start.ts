@@ -12,6 +12,11 @@
  *
  * Runs alternate A and B; prints each median and the ratio. Needs `terraform` on the PATH. The
  * reference server runs in this process, on loopback.
+ *
+ * The installed provider keeps a V8 code cache of its bundle (src/terraform/launcher.ts), written when
+ * Terraform shuts it down; the plans run first, so the handshakes meet it as Terraform's later starts
+ * do. Each figure is also measured with `TGW_CODE_CACHE=0` (the first start after an install or an
+ * upgrade), in the same loops.
  */
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -60,17 +65,6 @@ function report(what: string, a: number[], b: number[], names: [string, string],
 const server = await startTestServer({ fixtures: false });
 const home = new TerraformHome(server.url, server.token);
 try {
-  // Handshake against node -e 0.
-  const executable = home.executable;
-  const env = { ...process.env, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6" };
-  const hand: number[] = [];
-  const bare: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    hand.push(await untilFirstLine(executable, [], env));
-    bare.push(await untilFirstLine(process.execPath, ["-e", "console.log(0)"], env));
-  }
-  report("handshake", hand, bare, ["provider", "node -e 0"], 2);
-
   // Plans with no changes: tunnelgw resources against terraform_data.
   const header =
     'terraform {\n  required_providers {\n    tunnelgw = { source = "tunnelgw/tunnelgw" }\n  }\n}\n';
@@ -92,11 +86,14 @@ try {
   }
   const a: number[] = [];
   const b: number[] = [];
+  const cold: number[] = [];
   for (let i = 0; i < runs; i++) {
-    for (const [dir, into] of [
-      [ours, a],
-      [builtin, b],
+    for (const [dir, into, cache] of [
+      [ours, a, "1"],
+      [builtin, b, "1"],
+      [ours, cold, "0"],
     ] as const) {
+      home.env = { TGW_CODE_CACHE: cache };
       const t0 = performance.now();
       const plan = await home.tf(dir, ...PLAN);
       if (plan.code !== 0) throw new Error(`plan has changes or failed: ${plan.stdout}${plan.stderr}`);
@@ -104,6 +101,26 @@ try {
     }
   }
   report(`terraform plan of ${count} resources, no changes`, a, b, ["tunnelgw", "terraform_data"], 3);
+  report(`the same, no code cache`, cold, b, ["tunnelgw", "terraform_data"], 3);
+
+  // Handshake against node -e 0.
+  const executable = home.executable;
+  const env = {
+    ...process.env,
+    [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
+    PLUGIN_PROTOCOL_VERSIONS: "6",
+    TGW_CACHE_DIR: home.cacheDir,
+  };
+  const hand: number[] = [];
+  const handCold: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    hand.push(await untilFirstLine(executable, [], env));
+    handCold.push(await untilFirstLine(executable, [], { ...env, TGW_CODE_CACHE: "0" }));
+    bare.push(await untilFirstLine(process.execPath, ["-e", "console.log(0)"], env));
+  }
+  report("handshake", hand, bare, ["provider", "node -e 0"], 2);
+  report("handshake, no code cache", handCold, bare, ["provider", "node -e 0"], 2);
 } finally {
   home.close();
   await server.close();

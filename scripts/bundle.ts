@@ -1,6 +1,6 @@
 /**
  * Bundles the `tgw` CLI (src/cli/main.ts) with its dependencies into one CommonJS script,
- * `dist/tgw/tgw.cjs`, with esbuild. `bin/tgw.js` runs it through src/cli/launch.ts (bundled too, as
+ * `dist/tgw/tgw.cjs`, with esbuild. `bin/tgw.js` runs it through src/launch/launch.ts (bundled too, as
  * `dist/tgw/launch.cjs`: a CommonJS entry point does not start Node's ES module loader, about 8 % of
  * a `tgw validate`), which compiles it with a V8 code cache: one file, instead of about 600 modules resolved and compiled one by one, and
  * compiled once per command rather than at every run, is most of what start-up used to cost (issue 13;
@@ -18,7 +18,7 @@
  * The reference server (src/server/server.ts: Fastify, SQLite, the X.509 library; half the code) is a
  * part of its own, `dist/tgw/server.cjs`: most runs never start it, and the launcher's work grows with
  * the size of the script it compiles, even from a code cache. The CLI's import of it becomes a call
- * to the launcher (src/cli/launch.ts `LOAD_PART`), which compiles the part with its own code cache.
+ * to the launcher (src/launch/launch.ts `LOAD_PART`), which compiles the part with its own code cache.
  * The part carries its own copy of the modules both use; what crosses between them is plain data, and
  * errors, which src/errors.ts recognises across copies.
  *
@@ -51,15 +51,16 @@ export async function bundleCli(outdir = resolve(ROOT, "dist", "tgw")): Promise<
   if (depth !== 2) throw new Error(`bundle folder ${outdir} must be two levels below ${ROOT}`);
   rmSync(outdir, { recursive: true, force: true });
   await bundle(resolve(ROOT, "src", "cli", "main.ts"), join(outdir, "tgw.cjs"), [partsPlugin]);
-  await bundle(resolve(ROOT, "src", "cli", "launch.ts"), join(outdir, "launch.cjs"), []);
+  await bundle(resolve(ROOT, "src", "launch", "launch.ts"), join(outdir, "launch.cjs"), []);
   for (const [name, entry] of Object.entries(PARTS)) await bundle(entry, join(outdir, name), []);
   await bundleProvider(join(outdir, "provider"));
 }
 
 /**
  * Writes terraform-provider-tunnelgw as a folder that needs nothing but `node` (issue 27 §2.3):
- * `provider.cjs` (src/terraform/main.ts and every package it uses, none external), and the files it
- * reads beside itself (the provider schema, the protocol's .proto texts). `tgw terraform install`
+ * `provider.cjs` (src/terraform/main.ts and every package it uses, none external), `launch.cjs` (its
+ * entry point: src/terraform/launcher.ts, which runs it with a V8 code cache), and the files it reads
+ * beside itself (the provider schema, the protocol's .proto texts). `tgw terraform install`
  * copies the folder into a mirror (src/terraform/install.ts): its hash covers the provider's code and
  * version, never this machine's paths.
  *
@@ -73,6 +74,14 @@ export async function bundleProvider(outdir: string): Promise<void> {
     entryPoints: [resolve(ROOT, "src", "terraform", "main.ts")],
     outfile: join(outdir, "provider.cjs"),
     plugins: [bundledRequirePlugin],
+    legalComments: "none",
+    sourcemap: false,
+  });
+  // The entry point the installed launcher runs: provider.cjs through the code cache (src/terraform/launcher.ts).
+  await build({
+    ...COMMON,
+    entryPoints: [resolve(ROOT, "src", "terraform", "launcher.ts")],
+    outfile: join(outdir, "launch.cjs"),
     legalComments: "none",
     sourcemap: false,
   });

@@ -4,7 +4,8 @@
  * `<dir>/registry.terraform.io/tunnelgw/tunnelgw/<version>/<os>_<arch>/terraform-provider-tunnelgw_v<version>`.
  *
  * From a built package, that folder receives the provider bundle (`npm run build` writes it to
- * dist/tgw/provider/, scripts/bundle.ts) and a launcher that runs it with the `node` found on `PATH`:
+ * dist/tgw/provider/, scripts/bundle.ts) and a launcher that runs it with the `node` found on `PATH`
+ * (through its `launch.cjs`, which keeps a V8 code cache of the bundle in the user's cache directory):
  * nothing in the folder names this machine's paths, so two installs of one version on two machines
  * have one hash (`terraform providers lock` works, and an upgrade changes it). Running from the
  * sources (no build), the launcher starts src/terraform/main.ts through tsx instead, with this
@@ -44,7 +45,7 @@ export function builtProvider(): string | undefined {
   // Beside the CLI bundle that runs this (dist/tgw/), else the package's build seen from the sources.
   for (const rel of ["./provider/", "../../dist/tgw/provider/"]) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(join(dir, "provider.cjs"))) return dir;
+    if (existsSync(join(dir, "launch.cjs"))) return dir;
   }
   return undefined;
 }
@@ -76,7 +77,7 @@ export function installProvider(dir = defaultMirrorDir(), bundle = builtProvider
     writeFileSync(executable, `#!/bin/sh\nexec ${sourcesCommand().map(quote).join(" ")} "$@"\n`);
   } else {
     cpSync(bundle, folder, { recursive: true });
-    writeFileSync(executable, '#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+    writeFileSync(executable, '#!/bin/sh\nexec node "$(dirname "$0")/launch.cjs" "$@"\n');
   }
   chmodSync(executable, 0o755);
   const terraformrc = [

@@ -1,5 +1,5 @@
 /**
- * The CLI bundle (scripts/bundle.ts) and its launcher with a V8 code cache (src/cli/launch.ts), what
+ * The CLI bundle (scripts/bundle.ts) and its launcher with a V8 code cache (src/launch/launch.ts), what
  * `bin/tgw.js` runs: built afresh into a folder of its own (two levels below the root, as dist/tgw/
  * is), then run as a user runs it. The other CLI tests run the sources through tsx, which cannot show
  * what only bundling breaks: a package loaded twice (Ajv's code builders from one copy, its compiler
@@ -200,7 +200,7 @@ describe("the CLI bundle", () => {
     const wrapper = run.stdout.match(/(\S*terraform-provider-tunnelgw_v\S+)/)?.[1];
     expect(wrapper, run.stdout).toBeDefined();
     const text = await readFile(wrapper as string, "utf8");
-    expect(text).toBe('#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+    expect(text).toBe('#!/bin/sh\nexec node "$(dirname "$0")/launch.cjs" "$@"\n');
     const installed = await readFile(join(wrapper as string, "..", "provider.cjs"));
     expect(installed.equals(await readFile(join(outdir, "provider", "provider.cjs")))).toBe(true);
   });

@@ -46,6 +46,8 @@ export class TerraformHome {
   readonly #rc: string;
   /** The installed provider's launcher (what Terraform starts). */
   readonly executable: string;
+  /** The provider's code caches (src/terraform/launcher.ts): in this home, never the user's. */
+  readonly cacheDir = join(this.root, "cache");
   /** Extra environment of every terraform run (e.g. `TGW_TERRAFORM_REFRESH`). */
   env: Record<string, string> = {};
 
@@ -79,6 +81,7 @@ export class TerraformHome {
         TF_IN_AUTOMATION: "1",
         TGW_API_URL: this.apiUrl,
         TGW_API_KEY: this.apiKey,
+        TGW_CACHE_DIR: this.cacheDir,
         NO_COLOR: "1",
         ...this.env,
       },

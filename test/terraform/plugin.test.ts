@@ -61,13 +61,14 @@ describe("tgw terraform install", () => {
       );
       const folder = dirname(installs[0]?.executable ?? "");
       expect(readdirSync(folder).sort()).toEqual([
+        "launch.cjs",
         "protocol",
         "provider-schema.gen.json",
         "provider.cjs",
         "terraform-provider-tunnelgw_v0.1.0",
       ]);
       const launcher = readFileSync(installs[0]?.executable ?? "", "utf8");
-      expect(launcher).toBe('#!/bin/sh\nexec node "$(dirname "$0")/provider.cjs" "$@"\n');
+      expect(launcher).toBe('#!/bin/sh\nexec node "$(dirname "$0")/launch.cjs" "$@"\n');
       const home = new TerraformHome("http://127.0.0.1:1", "unused");
       const locks = installs.map((install, i) => {
         const ws = home.workspace(`lock-${i}`);
