@@ -9,10 +9,11 @@ import { ExitCode, UsageError } from "../errors.js";
 import { confirm } from "./apply-run.js";
 import { type PlanningFlags, targetOptions } from "./options.js";
 import { color, warn } from "./output.js";
+import { type TakeoverFlags, takeoverOptions } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
 /** The flags a refresh-only run reads. */
-export interface RefreshOnlyFlags extends PlanningFlags {
+export interface RefreshOnlyFlags extends PlanningFlags, TakeoverFlags {
   json?: boolean;
   autoApprove?: boolean;
   lockTimeout?: string;
@@ -41,6 +42,12 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
         ...targetOptions(opts),
+        // Recording objects whose markers name another workspace's state is a takeover: apply asks
+        // for --takeover, always; a plan refuses as `tgw plan` does.
+        ...(how.apply
+          ? { refuseTakeover: true, ...(opts.takeover ? { takeover: true } : {}) }
+          : takeoverOptions(opts, opts.detailedExitcode)),
+        allowEmpty: true,
       },
       onEvent: (e) => {
         if (e.type === "warning") warn(e.message);

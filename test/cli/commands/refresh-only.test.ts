@@ -4,10 +4,12 @@
  * refresh-only plan reports all three and changes nothing; its apply drops the deleted key's record
  * and records the found one, changing no object; an ordinary apply then converges.
  */
-import { readFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { useStackDir } from "../stack-dir.js";
+import { tgw } from "../tgw.js";
 
 const ctx = useStackDir("tgw-refresh-only-");
 const config = ["stack: refresh-only", "api_keys:", "  a: {description: key a}", "  b: {description: key b}"]
@@ -83,5 +85,40 @@ it("refuses what it cannot combine with", async () => {
     const run = await ctx.run(...args);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/--refresh-only cannot be combined with/);
+  }
+});
+
+it("records another workspace's objects only with --takeover, and never without asking for it", async () => {
+  await ctx.configure(config.replace("stack: refresh-only", "stack: refresh-only-takeover"));
+  expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
+  const ids = Object.values(await ctx.records()).map((r) => r.id);
+  ctx.server.resetRequests();
+  // A second working copy of the stack, with a state of its own (another lineage).
+  const other = await mkdtemp(join(tmpdir(), "tgw-refresh-only-other-"));
+  try {
+    await copyFile(join(ctx.dir, "tgw.yaml"), join(other, "tgw.yaml"));
+    const inOther = (...args: string[]) =>
+      tgw([...args, "-f", "."], {
+        cwd: other,
+        server: { url: ctx.server.url, token: ctx.server.token },
+        env: { CI: "" },
+      });
+    const refused = await inOther("apply", "--refresh-only", "--auto-approve");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--takeover/);
+    await expect(readFile(join(other, ".tgw", "state.json"), "utf8")).rejects.toThrow();
+    const taken = await inOther("apply", "--refresh-only", "--auto-approve", "--takeover");
+    expect(taken.code, taken.stderr).toBe(0);
+    const recorded = JSON.parse(await readFile(join(other, ".tgw", "state.json"), "utf8")) as {
+      resources: Record<string, { id: string }>;
+    };
+    expect(
+      Object.values(recorded.resources)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(ctx.server.mutations()).toEqual([]);
+  } finally {
+    await rm(other, { recursive: true, force: true });
   }
 });
