@@ -121,7 +121,7 @@ export function parseYamlFull(file: string, text: string, problems: ProblemList)
       roots.push(convertNode(converter, doc as Document, doc.contents, "", 0, at(0)));
     } catch (err) {
       if (!(err instanceof TooDeep)) throw err;
-      problems.add(err.pos, err.path, "the document nests too deeply or expands too many aliases");
+      problems.add(err.pos, err.path, err.message);
     }
   }
   return roots;
@@ -150,7 +150,11 @@ function convertNode(
 ): Node {
   const { lib, at } = cv;
   if (++cv.count > MAX_NODES || depth > MAX_DEPTH) {
-    throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path);
+    const reason =
+      depth > MAX_DEPTH
+        ? `the document nests deeper than ${MAX_DEPTH} levels (an alias that refers to itself?)`
+        : `the file holds more than ${MAX_NODES.toLocaleString("en-US")} YAML nodes (keys, values and collections, aliases expanded): split it into several files (-f takes a directory), or expand fewer aliases`;
+    throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path, reason);
   }
   if (lib.isAlias(node)) {
     const target = node.resolve(doc);
@@ -230,12 +234,14 @@ function convertMap(cv: Converter, doc: Document, node: YamlLib.YAMLMap, path: s
   return { type: "map", entries, pos };
 }
 
+/** A file past MAX_NODES nodes or MAX_DEPTH levels; `message` says which, for the problem list. */
 class TooDeep extends Error {
   constructor(
     readonly pos: Position,
     readonly path: string,
+    reason: string,
   ) {
-    super("too deep");
+    super(reason);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Mistakes a new user makes, reported where they are and with a way out: an unterminated quote is
  * reported where the quoted value starts (the YAML parser alone says: at the end of the file), and a
- * mistyped enum value gets a "did you mean" like a mistyped key.
+ * mistyped enum value gets a "did you mean" like a mistyped key, and a file past the parser's bounds
+ * says which bound (too many nodes: split the file; too deep: an alias loop), not both.
  */
 import { describe, expect, it } from "vitest";
 import { problems, yaml } from "./helpers.js";
@@ -32,5 +33,18 @@ describe("user errors", () => {
     expect((await problems({ "a.yaml": text }))[0]).toMatch(
       /^a\.yaml:3:11: ip_restrictions\.office\.type: must be .*"dashboard".* \(did you mean dashboard\?\)$/,
     );
+  });
+
+  it("a file of more than 200,000 YAML nodes is told to split, an alias loop that it nests too deeply", async () => {
+    const big = ["tunnel_group_backends:"];
+    for (let i = 0; i < 60_000; i++) big.push(`  b${i}: {description: backend ${i}, labels: {n: "${i}"}}`);
+    const [tooBig] = await problems({ "big.yaml": yaml(...big) });
+    expect(tooBig).toMatch(
+      /^big\.yaml:\d+:\d+: .*the file holds more than 200,000 YAML nodes .*split it into several files/,
+    );
+    const loop = yaml("a: &a [*a]", "api_keys: {}");
+    expect(await problems({ "loop.yaml": loop })).toEqual([
+      expect.stringMatching(/nests deeper than 64 levels \(an alias that refers to itself\?\)$/),
+    ]);
   });
 });
