@@ -54,7 +54,8 @@ export type CodeCacheUse = "used" | "refused" | "none" | "off";
  * @throws Error when the bundle cannot be read or fails at its top level (a broken build)
  */
 export function launch(bundle: string, args: readonly string[], env = process.env): void {
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // The CLI's bundle only: the provider's (src/terraform/launcher.ts) has no package.json above it.
+  if (basename(bundle) === "tgw.cjs" && args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     // What commander prints for it, without loading the CLI.
     const pkg = JSON.parse(readFileSync(join(dirname(bundle), "..", "..", "package.json"), "utf8"));
     process.stdout.write(`${pkg.version}\n`);

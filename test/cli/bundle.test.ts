@@ -6,6 +6,7 @@
  * from another), a module that finds its files from its own path, a CommonJS package reached through
  * a dynamic import, `import.meta` in a CommonJS script.
  */
+import { spawnSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -203,5 +204,11 @@ describe("the CLI bundle", () => {
     expect(text).toBe('#!/bin/sh\nexec node "$(dirname "$0")/launch.cjs" "$@"\n');
     const installed = await readFile(join(wrapper as string, "..", "provider.cjs"));
     expect(installed.equals(await readFile(join(outdir, "provider", "provider.cjs")))).toBe(true);
+    // Run by hand, even with --version, it says what it is: no stack trace from the CLI's launcher.
+    const byHand = spawnSync(wrapper as string, ["--version"], { encoding: "utf8" });
+    expect(byHand.status).toBe(1);
+    expect(byHand.stderr).toMatch(
+      /^terraform-provider-tunnelgw is a Terraform provider: Terraform starts it/,
+    );
   });
 });
