@@ -88,6 +88,14 @@ describe.skipIf(server === undefined)("the PostgreSQL state lock's lease", () =>
         "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'tgw (lock)'",
       );
       expect(killed[0]?.n).toBe(1);
+      // pg_terminate_backend only signals the session: write once it has gone.
+      for (let i = 0; i < 500; i++) {
+        const left = await server.sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tgw (lock)'",
+        );
+        if (left[0]?.n === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       holder.child.stdin?.write("write\n");
       const said = await holder.next(2);
       expect(said).toMatchObject({ event: "refused", code: "state_lock_lost" });
