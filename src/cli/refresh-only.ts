@@ -9,6 +9,7 @@ import { ExitCode, UsageError } from "../errors.js";
 import { confirm } from "./apply-run.js";
 import { type PlanningFlags, targetOptions } from "./options.js";
 import { color, warn } from "./output.js";
+import { progressLine } from "./render/progress.js";
 import { type TakeoverFlags, takeoverOptions } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
@@ -51,6 +52,8 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
       },
       onEvent: (e) => {
         if (e.type === "warning") warn(e.message);
+        else if (e.type === "lock_waiting")
+          (opts.json ? process.stderr : process.stdout).write(`${progressLine(e, color)}\n`);
         else if (e.type === "planned" && !opts.json) process.stdout.write(renderRefreshOnlyHeader());
       },
       ...(how.apply && !opts.autoApprove ? { approve: approver } : {}),

@@ -175,9 +175,15 @@ interface Run extends ReconcileInput {
 }
 
 /**
- * Takes the state lock: tries once, then (with `lockTimeoutMs`) emits `lock_waiting` and waits.
+ * Takes the state lock of `input.store` as a reconcile does (for runs that hold it around one, such
+ * as `apply --refresh-only`): tries once, then (with `lockTimeoutMs`) emits `lock_waiting` and waits.
  * @throws LockTimeoutError (or the store's other errors); `signal.reason` when aborted while waiting.
  */
+export function takeStateLock(input: ReconcileInput): Promise<Unlock> {
+  return lockState({ ...input, options: input.options ?? {}, emit: emitter(input.onEvent) });
+}
+
+/** `takeStateLock` for a run already set up. */
 async function lockState({ store, options, signal, emit }: Run): Promise<Unlock> {
   const timeoutMs = options.lockTimeoutMs ?? 0;
   const holder = options.lockHolder ?? "tgw";

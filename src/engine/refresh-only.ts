@@ -21,7 +21,7 @@ import type { Change, Plan } from "./action.js";
 import { NotConfirmedError } from "./errors.js";
 import { sha256 } from "./fingerprint.js";
 import { StateJournal } from "./journal.js";
-import { type ReconcileInput, reconcile } from "./reconcile.js";
+import { type ReconcileInput, reconcile, takeStateLock } from "./reconcile.js";
 
 /** What a refresh-only run found, and would write to the state. Sorted by address. */
 export interface RefreshOnlyPlan {
@@ -87,9 +87,7 @@ export async function refreshOnly(
 ): Promise<{ plan: RefreshOnlyPlan; applied: boolean; state: StateSnapshot }> {
   const { store, options = {} } = input;
   const holder = options.lockHolder ?? "tgw";
-  const unlock: Unlock | undefined = input.apply
-    ? await store.lock({ timeoutMs: options.lockTimeoutMs ?? 0, holder })
-    : undefined;
+  const unlock: Unlock | undefined = input.apply ? await takeStateLock(input) : undefined;
   try {
     const { plan, state } = await reconcile({ ...input, options: { ...options, mode: "plan" } });
     const found = refreshOnlyPlan(plan, input.desired, state, new Date());

@@ -8,8 +8,9 @@ import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { FileStateStore } from "../../../src/state/index.js";
 import { useStackDir } from "../stack-dir.js";
-import { tgw } from "../tgw.js";
+import { spawnTgw, tgw } from "../tgw.js";
 
 const ctx = useStackDir("tgw-refresh-only-");
 const config = ["stack: refresh-only", "api_keys:", "  a: {description: key a}", "  b: {description: key b}"]
@@ -121,4 +122,37 @@ it("records another workspace's objects only with --takeover, and never without 
   } finally {
     await rm(other, { recursive: true, force: true });
   }
+});
+
+it("apply --refresh-only with --lock-timeout says it waits for the lock, then records once it is free", async () => {
+  await ctx.configure(config.replace("stack: refresh-only", "stack: refresh-only-lock"));
+  expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
+  const c = (await ctx.records())["api_keys.c"]?.id as string;
+  expect((await ctx.run("state", "rm", "api_keys.c")).code).toBe(0);
+  const store = new FileStateStore(join(ctx.dir, ".tgw", "state.json"), { stack: "refresh-only-lock" });
+  const unlock = await store.lock({ timeoutMs: 0, holder: "tgw apply" });
+  const waiting = spawnTgw(
+    ["apply", "--refresh-only", "--auto-approve", "--lock-timeout", "60s", "-f", "."],
+    {
+      cwd: ctx.dir,
+      server: { url: ctx.server.url, token: ctx.server.token },
+      env: { CI: "true" },
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => waiting.on("close", resolve));
+  let stdout = "";
+  // Unlock only once it says it waits (no sleep: a loaded machine may start it late).
+  await new Promise<void>((resolve, reject) => {
+    waiting.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      if (/Waiting for the state lock of .*state\.json \(another tgw holds it\)\.\.\./.test(stdout))
+        resolve();
+    });
+    waiting.on("close", () => reject(new Error(`exited without waiting for the lock:\n${stdout}`)));
+  });
+  expect((await ctx.records())["api_keys.c"]).toBeUndefined();
+  await unlock();
+  expect(await exited).toBe(0);
+  expect(stdout).toContain("Refresh complete: 0 record(s) dropped, 1 added.");
+  expect((await ctx.records())["api_keys.c"]?.id).toBe(c);
 });
