@@ -80,6 +80,41 @@ describe("the object cache", () => {
     expect(s.getMeta("abuse_reports")).toBeUndefined();
   });
 
+  it("keeps the subscriptions of each event type exact: a create, a change, a delete, another connection, a rollback", () => {
+    const path = join(dir, "subscriptions.db");
+    const [a, b] = [store(path), store(path)];
+    const sub = (...types: string[]) => ({
+      sources: types.map((type) => ({ type, uri: "" })),
+      destination_ids: [],
+    });
+    const ids = (s: ResourceStore, type: string) => s.subscriptionsFor(type).map((o) => o.id);
+    a.insert("event_subscription", "esb_1", null, sub("api_key_created.v0"));
+    expect(ids(a, "api_key_created.v0")).toEqual(["esb_1"]);
+    a.insert("event_subscription", "esb_2", null, sub("api_key_created.v0", "bot_created.v0"));
+    expect(ids(a, "api_key_created.v0")).toEqual(["esb_1", "esb_2"]);
+    a.update("esb_1", sub("bot_created.v0", "bot_created.v0"));
+    expect(ids(a, "api_key_created.v0")).toEqual(["esb_2"]);
+    expect(ids(a, "bot_created.v0")).toEqual(["esb_1", "esb_2"]);
+    b.update("esb_2", sub("api_key_deleted.v0"));
+    expect(ids(a, "bot_created.v0")).toEqual(["esb_1"]);
+    b.remove("esb_1");
+    expect(ids(a, "bot_created.v0")).toEqual([]);
+    expect(() =>
+      a.transaction(() => {
+        a.insert("event_subscription", "esb_3", null, sub("bot_created.v0"));
+        expect(ids(a, "bot_created.v0")).toEqual(["esb_3"]);
+        throw new Error("roll back");
+      }),
+    ).toThrow("roll back");
+    expect(ids(a, "bot_created.v0")).toEqual([]);
+    expect(ids(a, "api_key_deleted.v0")).toEqual(["esb_2"]);
+    const mem = store();
+    mem.insert("event_subscription", "esb_4", null, sub("bot_created.v0"));
+    expect(ids(mem, "bot_created.v0")).toEqual(["esb_4"]);
+    mem.remove("esb_4");
+    expect(ids(mem, "bot_created.v0")).toEqual([]);
+  });
+
   it("serves its own writes at once, to every account view, and each account only its objects", () => {
     const s = store();
     const other = s.createAccount();

@@ -30,10 +30,7 @@ export function emitEvent(
   object: Record<string, unknown>,
 ): void {
   const type = eventType(kind, action);
-  // From the store's cache: a query per write cost more than the rest of the event's check.
-  const subscriptions = ctx.store
-    .list("event_subscription")
-    .filter((s) => (s.body.sources as { type: string }[] | undefined)?.some((src) => src.type === type));
+  const subscriptions = ctx.store.subscriptionsFor(type);
   if (subscriptions.length === 0) return;
   const timestamp = nowTimestamp();
   const payload = {

@@ -56,6 +56,8 @@ export class ObjectCache {
   readonly #lists = new Map<string, number[]>();
   // Key: a token's SHA-256 in base64; value: the id of its API key.
   readonly #tokenKeys = new Map<string, string>();
+  // Key `<account>\0<kind>`: a value built from every object of a kind (`derived`).
+  readonly #derived = new Map<string, unknown>();
 
   /**
    * @param db the connection whose reads are cached
@@ -99,10 +101,15 @@ export class ObjectCache {
     this.#bySeq.set(obj.seq, entry);
   }
 
-  /** Forgets an object about to be changed or deleted. */
+  /** Forgets an object about to be changed or deleted (and what was derived from its kind). */
   drop(id: string): void {
     const entry = this.#byId.get(id);
-    if (entry === undefined) return;
+    if (entry === undefined) {
+      // Its kind is not known here: nothing derived may outlive the write.
+      this.#derived.clear();
+      return;
+    }
+    this.#derived.delete(`${entry.accountId}\0${entry.obj.kind}`);
     this.#byId.delete(id);
     this.#bySeq.delete(entry.obj.seq);
   }
@@ -138,6 +145,7 @@ export class ObjectCache {
    * be rolled back, the list is forgotten instead: a list never misses an object that exists.
    */
   inserted(accountId: string, kind: string, parentId: string | null, seq: number): void {
+    this.#derived.delete(`${accountId}\0${kind}`);
     const key = listKey(accountId, kind, parentId);
     if (this.#db.inTransaction) this.#lists.delete(key);
     // A new `seq` is the largest so far (AUTOINCREMENT): the list stays ascending.
@@ -146,7 +154,21 @@ export class ObjectCache {
 
   /** Forgets a list whose object was just deleted. */
   dropList(accountId: string, kind: string, parentId: string | null): void {
+    this.#derived.delete(`${accountId}\0${kind}`);
     this.#lists.delete(listKey(accountId, kind, parentId));
+  }
+
+  /**
+   * `build()`'s value, built from the objects of `kind` in the account, kept until an object of that
+   * kind is inserted, changed or deleted (or everything is dropped); built afresh, and not kept, inside a
+   * transaction. The value must not be changed.
+   */
+  derived<T>(accountId: string, kind: string, build: () => T): T {
+    const key = `${accountId}\0${kind}`;
+    if (this.#derived.has(key)) return this.#derived.get(key) as T;
+    const value = build();
+    if (!this.#db.inTransaction) this.#derived.set(key, value);
+    return value;
   }
 
   /** The API key of a token hash (base64) found before, or undefined. */
@@ -169,6 +191,7 @@ export class ObjectCache {
   /** Forgets everything. */
   clear(): void {
     this.#tokenKeys.clear();
+    this.#derived.clear();
     this.#byId.clear();
     this.#bySeq.clear();
     this.#settings.clear();

@@ -367,8 +367,10 @@ export class ResourceStore {
     );
     const seq = Number(lastInsertRowid);
     this.#d.cache.inserted(this.#account, kind, parentId, seq);
-    // The object as a read of the row would give it (the body through its stored JSON form).
-    return {
+    // The object as a read of the row would give it (the body through its stored JSON form), kept
+    // (outside a transaction): a list read next, such as the subscriptions every event looks for,
+    // would otherwise fetch the whole list again for it.
+    const obj: StoredObject = {
       seq,
       kind,
       id,
@@ -378,6 +380,8 @@ export class ResourceStore {
       createdBy: this.#actor,
       body: this.#bodyOf(text),
     };
+    this.#d.cache.put(obj, this.#account);
+    return obj;
   }
 
   /** Replaces the body of an existing object (updated_at = now). @throws Error if it does not exist. */
@@ -466,6 +470,28 @@ export class ResourceStore {
    */
   list(kind: string, parentId: string | null = null): StoredObject[] {
     return this.page(kind, parentId, Number.MAX_SAFE_INTEGER).reverse();
+  }
+
+  /**
+   * The event subscriptions with a source of event type `type`, oldest first: from memory until a
+   * subscription is written (each create, update and delete asks, so a scan per call would cost the
+   * number of subscriptions at every write).
+   */
+  subscriptionsFor(type: string): readonly StoredObject[] {
+    this.#d.cache.sync();
+    const byType = this.#d.cache.derived(this.#account, "event_subscription", () => {
+      const map = new Map<string, StoredObject[]>();
+      for (const sub of this.list("event_subscription")) {
+        const types = new Set((sub.body.sources as { type: string }[] | undefined)?.map((s) => s.type));
+        for (const t of types) {
+          const subs = map.get(t);
+          if (subs) subs.push(sub);
+          else map.set(t, [sub]);
+        }
+      }
+      return map;
+    });
+    return byType.get(type) ?? [];
   }
 
   /** Every object of a kind (any parent), newest first. */
