@@ -2,7 +2,7 @@
  * Benchmark of `tgw watch` (issue 13): the time from saving an edit of one resource to the change being
  * live in the API, at 10 and 10,000 managed resources, for the whole `tgw watch` process.
  *
- *   npx tsx bench/watch.ts [--sizes 10,10000] [--edits 7] [--debounce 50ms]
+ *   npx tsx bench/watch.ts [--sizes 10,10000] [--edits 7] [--debounce 50ms] [--node-flags "--max-old-space-size=1100"]
  *
  * Setup per size: the reference server in a child process (in memory, no fixtures, no logging), a
  * scratch configuration of N resources (tunnel group backends and API keys, alternating; 100 resources
@@ -36,6 +36,8 @@ const PER_FILE = 100;
 const POLL_MS = 5;
 /** The goal per size (ms): <= 150 ms at 10 resources, <= 1 s at 10,000 (issue 13); 12x that at 100,000 (issue 30). */
 const goal = (n: number) => (n <= 10 ? 150 : n <= 10_000 ? 1_000 : 12_000);
+/** Node options of the watcher's process (`--node-flags`, space-separated): a heap cap, a profiler. */
+let nodeFlags: string[] = [];
 
 /** Child mode: start the reference server, print its URL, run until stdin closes. */
 async function serve(): Promise<void> {
@@ -89,7 +91,7 @@ interface WatchChild {
 }
 
 function startWatch(dir: string, url: string, debounce: string | undefined): WatchChild {
-  const args = ["--import", TSX, MAIN, "watch", "-f", dir, "--interval", "1h", "--log-format", "json"];
+  const args = [...nodeFlags, "--import", TSX, MAIN, "watch", "-f", dir, "--interval", "1h", "--log-format", "json"];
   args.push("--parallelism", "16", ...(debounce ? ["--debounce", debounce] : []));
   const child = spawn(process.execPath, args, {
     cwd: join(dir, ".."),
@@ -226,8 +228,10 @@ async function main(): Promise<void> {
       sizes: { type: "string" },
       edits: { type: "string" },
       debounce: { type: "string" },
+      "node-flags": { type: "string" },
     },
   });
+  nodeFlags = values["node-flags"]?.split(" ").filter((f) => f !== "") ?? [];
   if (values.serve) return serve();
   const sizes = (values.sizes ?? "10,10000").split(",").map((s) => Number(s.trim()));
   for (const n of sizes) {
