@@ -91,8 +91,8 @@ interface WatchChild {
 }
 
 function startWatch(dir: string, url: string, debounce: string | undefined): WatchChild {
-  const args = [...nodeFlags, "--import", TSX, MAIN, "watch", "-f", dir, "--interval", "1h", "--log-format", "json"];
-  args.push("--parallelism", "16", ...(debounce ? ["--debounce", debounce] : []));
+  const args = [...nodeFlags, "--import", TSX, MAIN, "watch", "-f", dir, "--interval", "1h"];
+  args.push("--log-format", "json", "--parallelism", "16", ...(debounce ? ["--debounce", debounce] : []));
   const child = spawn(process.execPath, args, {
     cwd: join(dir, ".."),
     env: { ...process.env, NO_COLOR: "1", TGW_API_URL: url, TGW_API_KEY: TOKEN },
