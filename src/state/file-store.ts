@@ -89,6 +89,19 @@ function identityOf(st: Stats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
+/** A copy of `snapshot` whose records (and API) are those of `snapshot`, frozen: no reader changes them. */
+function frozenCopy(snapshot: StateSnapshot): StateSnapshot {
+  for (const record of Object.values(snapshot.resources)) deepFreeze(record);
+  if (snapshot.api) deepFreeze(snapshot.api);
+  return { ...snapshot, resources: { ...snapshot.resources } };
+}
+
+function deepFreeze(value: object): void {
+  if (Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) if (typeof v === "object" && v !== null) deepFreeze(v);
+}
+
 const RECOVERY = (location: string) =>
   `restore ${location}.backup (the version before the last write) and remove ${location}.journal, or move both away to rebuild the state from the ownership markers on the next plan`;
 
@@ -157,6 +170,9 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
    * StateIoError if it cannot be read.
    */
   async read(): Promise<StateSnapshot> {
+    // The files as this store last wrote or read them (a watcher's next reconcile): its own copy
+    // rather than the file read, parsed and checked again. Records are shared, frozen.
+    if (this.#current !== undefined && (await this.#unchanged())) return frozenCopy(this.#current);
     const stored = await this.#readStored();
     if (stored !== undefined) {
       this.#emptyLineage = undefined;
