@@ -9,6 +9,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Bundles the CLI the tests start (test/global-setup.ts).
+    globalSetup: ["test/global-setup.ts"],
     // Each test file starts its own reference server on an ephemeral port.
     pool: "forks",
     // Two files at once even on two cores (Vitest's default is cores - 1): most of a file's time is

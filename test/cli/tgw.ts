@@ -1,6 +1,6 @@
 /**
- * Runs the real `tgw` CLI in its own process (`node --import tsx src/cli/main.ts ...`), as a user or CI
- * runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
+ * Runs the real `tgw` CLI in its own process (the bundle of the sources test/global-setup.ts makes, as
+ * `bin/tgw.js` runs it), as a user or CI runs it, against a test server (`TGW_API_URL`), or the embedded default when no URL is given.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { copyExamples as copyTree } from "../helpers/examples.js";
+import { TEST_TGW } from "../helpers/test-tgw.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /** The outcome of a run. */
@@ -45,7 +45,8 @@ function environment(opts: RunOptions): NodeJS.ProcessEnv {
 
 /** Starts `tgw args...`; the caller reads its output and may kill it. */
 export function spawnTgw(args: string[], opts: RunOptions): ChildProcess {
-  const child = spawn(process.execPath, ["--import", TSX, opts.script ?? MAIN, ...args], {
+  const argv = opts.script ? ["--import", TSX, opts.script] : [TEST_TGW];
+  const child = spawn(process.execPath, [...argv, ...args], {
     cwd: opts.cwd,
     env: environment(opts),
     stdio: ["pipe", "pipe", "pipe"],

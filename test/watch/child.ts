@@ -1,18 +1,14 @@
 /**
- * `tgw watch` as a service runs it: the real CLI in its own process (`node --import tsx src/cli/main.ts
- * watch ...`), pointed at a test server through TGW_API_URL / TGW_API_KEY. The harness keeps every log
+ * `tgw watch` as a service runs it: the real CLI in its own process (the bundle of the sources that
+ * test/global-setup.ts makes: `node .test-build/tgw.cjs watch ...`), pointed at a test server through TGW_API_URL / TGW_API_KEY. The harness keeps every log
  * line, parses the JSON ones (`--log-format json`), and waits for lines or events with a deadline.
  * Also: a scratch configuration directory, and a small API caller for changes "behind the watcher's back".
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+import { TEST_TGW } from "../helpers/test-tgw.js";
 
 /** One parsed JSON log line. */
 export type LogEvent = Record<string, unknown> & { event: string; msg: string; time: string };
@@ -53,7 +49,7 @@ export function startWatch(opts: {
 }): Watcher {
   const child = spawn(
     process.execPath,
-    ["--import", TSX, MAIN, "watch", ...(opts.dir === "" ? [] : ["-f", opts.dir]), ...(opts.args ?? [])],
+    [TEST_TGW, "watch", ...(opts.dir === "" ? [] : ["-f", opts.dir]), ...(opts.args ?? [])],
     {
       cwd: opts.cwd ?? join(opts.dir, ".."),
       env: {
