@@ -16,7 +16,7 @@ export default defineConfig({
     // Two files at once even on two cores (Vitest's default is cores - 1): most of a file's time is
     // spent waiting for the processes it starts (tgw, terraform, PostgreSQL), not computing.
     maxWorkers: 2,
-    // Generous: CLI tests start `node --import tsx` several times each, and on a machine with two
+    // Generous: CLI tests start `tgw` several times each, and on a machine with two
     // CPU-bound processes beside the suite one start took over 10 s (issue 12, item 13). Tests never
     // assert durations; a timeout only bounds a test that hangs.
     testTimeout: 120_000,
