@@ -1,8 +1,10 @@
 /**
  * Refresh by list: the provider process lives for one Terraform run (plan, or the apply walk), so
- * `ReadResource` is answered from one paginated list per kind, fetched the first time the kind is read
- * and shared by every later read of the run (concurrent reads wait for the same list). An id missing
- * from the list gets one GET (an object created after the list was taken); 404 means it is gone.
+ * `ReadResource` is answered from one paginated list per kind, shared by every read of the run
+ * (concurrent reads wait for the same list). The first `GETS_BEFORE_LIST` reads of a kind are a GET
+ * each: a run that reads one or two objects of a kind the account holds thousands of costs one or two
+ * requests, not the kind's pages; the third read fetches the list. An id missing from the list gets
+ * one GET (an object created after the list was taken); 404 means it is gone.
  * Objects the provider itself creates, changes or deletes during the run update the cache.
  *
  * List data sources (`tunnelgw_api_keys`) read the same lists, in the API's order (`listed`): a list
@@ -22,6 +24,9 @@ export type RefreshMode = "list" | "get";
 
 type Raw = Record<string, unknown>;
 
+/** Reads of a kind answered by a GET each before its list is fetched (then: the list). */
+export const GETS_BEFORE_LIST = 2;
+
 /** The live objects read during one run. */
 export class ListCache {
   readonly #api: Api;
@@ -30,6 +35,8 @@ export class ListCache {
   readonly #lists = new Map<string, Promise<Map<string, Raw>>>();
   /** Kinds whose cached list the provider changed (`remember`) since it was fetched. */
   readonly #changed = new Set<string>();
+  /** Reads of each kind so far, while they are GETs. */
+  readonly #reads = new Map<string, number>();
 
   constructor(api: Api, mode: RefreshMode = "list") {
     this.#api = api;
@@ -43,7 +50,7 @@ export class ListCache {
   async read(kind: string, id: string): Promise<Raw | undefined> {
     const k = getKind(kind);
     if (k.module) return readModule(this.#api, id);
-    if (this.#mode === "list" && k.listKey) {
+    if (this.#mode === "list" && k.listKey && this.#byList(kind)) {
       const found = (await this.#list(kind)).get(id);
       if (found) return found;
     }
@@ -55,6 +62,14 @@ export class ListCache {
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw err;
     }
+  }
+
+  /** True when this read of `kind` goes through its list: the list is there, or past the first GETs. */
+  #byList(kind: string): boolean {
+    if (this.#lists.has(kind)) return true;
+    const reads = (this.#reads.get(kind) ?? 0) + 1;
+    this.#reads.set(kind, reads);
+    return reads > GETS_BEFORE_LIST;
   }
 
   /** Every object of `kind` (one paginated list, shared by the run). */

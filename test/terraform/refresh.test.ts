@@ -1,12 +1,15 @@
 /**
  * Refresh by list: `terraform plan` of 200 resources (and 2 modules) reads each kind with one list
- * page and each module with one GET, counted at the reference server. The objects are made through
- * the API and adopted with Terraform `import` blocks, which is also an import at scale.
+ * page (after a GET for each of its first `GETS_BEFORE_LIST` reads) and each module with one GET,
+ * counted at the reference server; a plan of one resource reads it with one GET, not its kind's list.
+ * The objects are made through the API and adopted with Terraform `import` blocks, which is also an
+ * import at scale.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
+import { GETS_BEFORE_LIST } from "../../src/terraform/list-cache.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { APPLY, PLAN, TerraformHome, terraformAvailable } from "./harness.js";
 
@@ -21,7 +24,7 @@ const MODULES = ["edghtsrt_example01", "edghtsrt_example02"].map(
   (route) => `/edges/https/edghts_example01/routes/${route}/compression`,
 );
 
-function configuration(ids: Record<string, string[]>): string {
+function configuration(ids: Record<string, string[]>, withModules = true): string {
   const blocks = Object.entries(ids).map(([kind, list]) => {
     const body =
       kind === "ip_restriction"
@@ -52,7 +55,7 @@ import {
   return [
     'terraform {\n  required_providers {\n    tunnelgw = { source = "tunnelgw/tunnelgw" }\n  }\n}',
     ...blocks,
-    ...modules,
+    ...(withModules ? modules : []),
   ].join("\n");
 }
 
@@ -60,6 +63,8 @@ describe.skipIf(!available)("terraform plan refreshes by list", () => {
   let server: TestServer;
   let home: TerraformHome;
   let dir: string;
+  /** An API key that only the one-resource workspace manages. */
+  let alone: string;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -77,6 +82,7 @@ describe.skipIf(!available)("terraform plan refreshes by list", () => {
       }
     }
     for (const path of MODULES) await api.put(path, { enabled: true });
+    alone = (await api.post<{ id: string }>(PATHS.api_key, { description: "api_key-0" })).id;
     await api.close();
     dir = home.workspace("many");
     writeFileSync(join(dir, "main.tf"), configuration(ids));
@@ -101,6 +107,27 @@ describe.skipIf(!available)("terraform plan refreshes by list", () => {
       ...Object.values(PATHS).map((p) => [`GET ${p}`, 1] as const),
       ...MODULES.map((p) => [`GET ${p}`, 1] as const),
     ]);
+    const objectGets = new Map<string, number>();
+    for (const [call, n] of counts) {
+      const path = Object.values(PATHS).find((p) => call.startsWith(`GET ${p}/`));
+      if (!path) continue;
+      counts.delete(call);
+      objectGets.set(path, (objectGets.get(path) ?? 0) + n);
+    }
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expected));
+    expect(Object.fromEntries(objectGets)).toEqual(
+      Object.fromEntries(Object.values(PATHS).map((p) => [p, GETS_BEFORE_LIST])),
+    );
+  }, 240_000);
+
+  it("plans one resource of a kind with one GET, not the kind's list", async () => {
+    const one = home.workspace("one");
+    writeFileSync(join(one, "main.tf"), configuration({ api_key: [alone] }, false));
+    await home.tf(one, "init", "-input=false", "-no-color");
+    expect((await home.tf(one, ...APPLY)).stdout).toContain("1 imported, 0 added, 0 changed, 0 destroyed");
+    server.resetRequests();
+    const plan = await home.tf(one, ...PLAN);
+    expect(plan.stdout).toContain("No changes.");
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api_keys/${alone}`]);
   }, 240_000);
 });
