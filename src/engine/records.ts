@@ -7,6 +7,7 @@ import type { DesiredResource } from "../model/desired.js";
 import type { KindDescriptor } from "../model/index.js";
 import type { StateRecord } from "../state/store.js";
 import type { Values } from "./action.js";
+import { sameJson } from "./diff.js";
 import { sha256, valuesFingerprint, writeOnlyDigest } from "./fingerprint.js";
 import { desiredValues } from "./normalize.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
@@ -62,28 +63,10 @@ export function deposedRecord(address: string, kind: string, id: string, applied
   };
 }
 
-/**
- * True when two records say the same thing (the time of the last apply aside): the same JSON, key
- * order aside, a key whose value is undefined being no key.
- */
+/** True when two records say the same thing (the time of the last apply aside): the same canonical JSON. */
 export function sameRecord(a: StateRecord | undefined, b: StateRecord): boolean {
   if (!a) return false;
   const { appliedAt: _a, ...x } = a;
   const { appliedAt: _b, ...y } = b;
   return sameJson(x, y);
-}
-
-/** Deep equality of JSON values (a watcher compares every record at each reconcile: no text made). */
-function sameJson(x: unknown, y: unknown): boolean {
-  if (x === y) return true;
-  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
-  if (Array.isArray(x) || Array.isArray(y)) {
-    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-    return x.every((v, i) => sameJson(v, y[i]));
-  }
-  const xs = x as Record<string, unknown>;
-  const ys = y as Record<string, unknown>;
-  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
-  const kx = keys(xs);
-  return kx.length === keys(ys).length && kx.every((k) => sameJson(xs[k], ys[k]));
 }
