@@ -164,8 +164,9 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
   }
 
   /**
-   * The stored snapshot (a fresh copy), or `emptySnapshot(stack)` when the file does not exist (the
-   * same lineage on every read of this store until a file appears, so a caller can tell nothing moved).
+   * The stored snapshot (a copy: its resources map is the caller's; its records may be shared with this
+   * store, frozen), or `emptySnapshot(stack)` when the file does not exist (the same lineage on every
+   * read of this store until a file appears, so a caller can tell nothing moved).
    * @throws StateCorruptError if the file is not a state; StateConflictError if it is another stack's;
    * StateIoError if it cannot be read.
    */
