@@ -11,6 +11,7 @@
 import type { Command } from "commander";
 import { parseDuration } from "../duration.js";
 import { UsageError } from "../errors.js";
+import { EVERY_KIND, markUnrecorded } from "../state/index.js";
 import { locateState, openStateStore } from "../state/open.js";
 import type {
   HistoryEntry,
@@ -137,7 +138,10 @@ async function restoreState(
       );
     }
     const current = await store.read();
-    const written = await store.write({ ...current, resources: past.resources }, { command });
+    const restored = { ...current, resources: past.resources };
+    // Objects created after serial N carry this stack's marker and no record: every kind is listed.
+    markUnrecorded(restored, [EVERY_KIND]);
+    const written = await store.write(restored, { command });
     process.stdout.write(
       `Restored the records of serial ${serial} as serial ${written.serial} of state ${store.location}.\n` +
         "Nothing live was changed: the next plan compares these records with the live resources.\n",

@@ -31,6 +31,13 @@ export interface LiveState {
   objects: Map<string, LiveObject>;
   /** Kinds that were listed completely: an id of such a kind that is not in `objects` does not exist. */
   listedKinds: Set<string>;
+  /** Collection ids read one by one (GET): such an id that is not in `objects` does not exist. */
+  readIds: Set<string>;
+  /**
+   * True when part of this read was kept from an earlier one (`tgw watch`'s file-change reads): its
+   * lists may predate this stack's last creates, so they do not clear the state's unrecorded kinds.
+   */
+  kept?: boolean;
   /** Modules that exist, by path. */
   modules: Map<string, LiveObject>;
   /** Module paths that were read (present or 404). */
@@ -47,6 +54,7 @@ export function emptyLiveState(): LiveState {
   return {
     objects: new Map(),
     listedKinds: new Set(),
+    readIds: new Set(),
     modules: new Map(),
     readModules: new Set(),
     missingParents: new Set(),

@@ -351,7 +351,8 @@ function findOrphans(
     if (obj && !claimed.has(obj.id)) {
       claimed.set(obj.id, record.address);
       orphans.push({ address: record.address, kind: record.kind, live: obj, record, via: "state" });
-    } else if (!obj && live.listedKinds.has(record.kind)) forget.push(record.address);
+    } else if (!obj && (live.listedKinds.has(record.kind) || live.readIds.has(record.id)))
+      forget.push(record.address);
     else if (obj) forget.push(record.address); // the object now belongs to another address
   }
   for (const [address, list] of marked) {

@@ -17,13 +17,21 @@ import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
 import { didYouMean } from "../model/words.js";
 import { LockTimeoutError } from "../state/errors.js";
-import { canFence, type StateApi, type StateSnapshot, type StateStore, type Unlock } from "../state/store.js";
+import {
+  canFence,
+  type StateApi,
+  type StateListing,
+  type StateSnapshot,
+  type StateStore,
+  type Unlock,
+} from "../state/store.js";
 import { hasChanges, isChange, type Plan } from "./action.js";
 import { type ApplyResult, applyPlan, type CreateRetry } from "./apply.js";
 import { NotConfirmedError } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
 import { fencedApi } from "./fencing.js";
 import { StateJournal } from "./journal.js";
+import { listingAfter, sameUnrecorded } from "./listing.js";
 import type { LiveState } from "./live.js";
 import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
@@ -145,8 +153,9 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     if (mode === "apply" && (options.lockScope ?? "run") === "run") unlock = await lockState(run);
     for (const address of await recoverTokenFiles(run.desired)) emit({ type: "token_saved", address });
     let state = await readState(run);
-    let plan = await planOnce(run, state);
-    if (mode === "plan" || !wantsApply(run, plan, state)) return await withoutApply(run, plan, state);
+    let { plan, listing } = await planOnce(run, state);
+    if (mode === "plan" || !wantsApply(run, plan, state, listing))
+      return await withoutApply(run, plan, state);
     signal?.throwIfAborted();
     if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
       throw new NotConfirmedError("apply cancelled: nothing was changed");
@@ -157,12 +166,12 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
       const now = await readState(run);
       if (now.lineage !== state.lineage || now.serial !== state.serial) {
         state = now;
-        plan = await planOnce(run, state);
-        if (!wantsApply(run, plan, state)) return await withoutApply(run, plan, state);
+        ({ plan, listing } = await planOnce(run, state));
+        if (!wantsApply(run, plan, state, listing)) return await withoutApply(run, plan, state);
       }
     }
     signal?.throwIfAborted();
-    return await applyLocked(run, plan, state);
+    return await applyLocked(run, plan, state, listing);
   } finally {
     await unlock?.();
   }
@@ -203,13 +212,19 @@ async function readState({ store, options }: Run): Promise<StateSnapshot> {
   return read.serial === 0 && restartLineage ? { ...read, lineage: restartLineage } : read;
 }
 
+/** A plan, and the listing the state holds once it is applied (./listing.ts `listingAfter`). */
+interface Planned {
+  plan: Plan;
+  listing: StateListing;
+}
+
 /**
  * Checks the state's API, refreshes, plans, narrows to the targets and runs the safety checks,
  * emitting `refresh_started`, `refreshed`, `planned` and warnings.
  * @throws the errors of `checkStateApi`, `refresh`, `checkModuleParents`, `checkSavedPlan` and
  *   `checkPlanSafety`.
  */
-async function planOnce(run: Run, state: StateSnapshot): Promise<Plan> {
+async function planOnce(run: Run, state: StateSnapshot): Promise<Planned> {
   const { desired, store, options, emit } = run;
   if (options.apiIdentity) {
     const warnings = checkStateApi(state, options.apiIdentity, {
@@ -243,7 +258,7 @@ async function planOnce(run: Run, state: StateSnapshot): Promise<Plan> {
       : "; with --detailed-exitcode or CI=true this is refused unless --takeover is given";
     emit({ type: "warning", message: message + next });
   }
-  return plan;
+  return { plan, listing: listingAfter(state, live, createdKinds(plan)) };
 }
 
 /**
@@ -273,9 +288,34 @@ async function refreshLive(
   return live;
 }
 
-/** True when the plan calls the API, changes the state, or the state has the API to record. */
-function wantsApply({ desired, options }: Run, plan: Plan, state: StateSnapshot): boolean {
-  return needsApply(plan, desired, state) || apiToRecord(plan, state, options.apiIdentity);
+/**
+ * True when the plan calls the API, changes the state, or the state has the API or a change of its
+ * unrecorded kinds to record (a state never written is not written for them alone).
+ */
+function wantsApply(
+  { desired, options }: Run,
+  plan: Plan,
+  state: StateSnapshot,
+  listing: StateListing,
+): boolean {
+  return (
+    needsApply(plan, desired, state) ||
+    apiToRecord(plan, state, options.apiIdentity) ||
+    listingToRecord(state, listing)
+  );
+}
+
+/** True when the state was written and its unrecorded kinds change (./listing.ts). */
+function listingToRecord(state: StateSnapshot, listing: StateListing): boolean {
+  return state.serial > 0 && !sameUnrecorded(state.listing, listing);
+}
+
+/** The collection kinds `plan` creates objects of (creates and replaces). */
+function createdKinds(plan: Plan): Set<string> {
+  const kinds = new Set<string>();
+  for (const c of plan.changes)
+    if ((c.action === "create" || c.action === "replace") && !getKind(c.kind).module) kinds.add(c.kind);
+  return kinds;
 }
 
 /** The result of a run that does not apply, once the tokens the plan loses are reported. */
@@ -319,12 +359,18 @@ function tokenLiveness(api: Api): ((token: string) => Promise<boolean>) | undefi
  * lost tokens. The result's `state` is made when read.
  * @throws ApplyFailedError, the state store's errors.
  */
-async function applyLocked(run: Run, plan: Plan, state: StateSnapshot): Promise<ReconcileResult> {
+async function applyLocked(
+  run: Run,
+  plan: Plan,
+  state: StateSnapshot,
+  listing: StateListing,
+): Promise<ReconcileResult> {
   const { desired, api, store, options, signal, emit } = run;
-  const journal = openJournal(run, plan, state);
-  // Record the API even when the plan has nothing else to write (otherwise the first write of the
-  // apply carries it, so serials count as before).
-  if (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
+  const journal = openJournal(run, plan, state, listing);
+  // Unrecorded kinds are written before the first create (a crash may leave its object unrecorded);
+  // the API even when the plan has nothing else to write (otherwise the first write of the apply
+  // carries it, so serials count as before).
+  if (listingToRecord(state, listing) || (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan)))
     await journal.update(() => {}, { now: true });
   const recovered = new Map<string, string>();
   const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
@@ -355,11 +401,17 @@ async function applyLocked(run: Run, plan: Plan, state: StateSnapshot): Promise<
 }
 
 /**
- * The journal the apply writes the state through: starting from `state` (with this run's API), it
+ * The journal the apply writes the state through: starting from `state` (with this run's API and the
+ * listing its read leads to), it
  * emits `state_written` and records the plan's changes, the command and the revision in the history.
  */
-function openJournal({ desired, store, options, emit }: Run, plan: Plan, state: StateSnapshot): StateJournal {
-  const recorded = options.apiIdentity ? { ...state, api: options.apiIdentity } : state;
+function openJournal(
+  { desired, store, options, emit }: Run,
+  plan: Plan,
+  state: StateSnapshot,
+  listing: StateListing,
+): StateJournal {
+  const recorded = { ...state, ...(options.apiIdentity ? { api: options.apiIdentity } : {}), listing };
   return new StateJournal(
     store,
     recorded,

@@ -1,50 +1,80 @@
 /**
- * Refresh: reading live state with as few requests as possible.
+ * Refresh: reading live state with as few requests as possible (docs/state.md > What a refresh reads).
  *
- * - One paginated list per collection kind (100 per page), never a GET per resource. With
- *   `ownership: marker` every collection kind is listed (a handful of calls), so that this stack's
- *   objects are found through their markers even when the state file is lost; with `state-only`, only
- *   the kinds the configuration or the state uses.
+ * - A collection kind is read by whichever costs fewer requests: one GET per object the state records,
+ *   or the pages of its list (100 per page, counted from the objects the kind held when last listed,
+ *   `StateListing.counts`). Ties, and kinds never listed, go to the list, which shows more.
+ * - With `ownership: marker` a kind is listed whole when it may hold objects carrying this stack's
+ *   marker that no record names, since those are found only through their markers: a configured
+ *   address of the kind has no record (adopt it rather than create it again), the state was never
+ *   written, or the state says so (`StateListing.unrecorded`: a create was sent, `tgw state rm`, a
+ *   state put back by hand). A kind neither configured, recorded nor unrecorded is not read at all.
  * - One GET per module path the configuration names or the state records (a 404 means "not set"),
  *   and after a 404 one GET of the module's parent (edge or route; once per parent), so that a
  *   mistyped edge or route id is reported at plan time (./parents.ts) instead of failing apply.
  *
- * Kinds are listed and modules read concurrently, at most `concurrency` at a time (the client's rate
- * limiter still applies to every request).
+ * Kinds are listed, objects and modules read concurrently, at most `concurrency` at a time (the
+ * client's rate limiter still applies to every request).
  */
 import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 import { type Api, ApiError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
-import { collections, getKind } from "../model/index.js";
+import { getKind } from "../model/index.js";
 import type { StateSnapshot } from "../state/store.js";
+import { readsByGet, unrecordedKinds } from "./listing.js";
 import { emptyLiveState, type LiveState, liveObject } from "./live.js";
 import { modulePath } from "./ownership.js";
 
-/** What to read: collection kinds to list, and module paths (with their kinds) to GET. */
+/** What to read: collection kinds to list, objects to GET one by one, module paths to GET. */
 export interface RefreshScope {
   kinds: string[];
+  objects: { id: string; kind: string }[];
   modules: { path: string; kind: string }[];
 }
 
 /**
- * The kinds and module paths a plan of `desired` against `state` needs (see the module comment).
- * With `destroy`, modules of the configuration that the state does not record are left out.
+ * The kinds, objects and module paths a plan of `desired` against `state` needs (see the module
+ * comment). With `destroy`, the configuration's resources are left out.
  */
 export function refreshScope(desired: DesiredState, state: StateSnapshot, destroy = false): RefreshScope {
-  const kinds = new Set<string>();
+  const marker = desired.ownership === "marker";
+  const mustList = marker ? unrecordedKinds(state) : new Set<string>();
+  const ids = new Map<string, Set<string>>();
   const modules = new Map<string, string>();
-  if (desired.ownership === "marker") for (const k of collections().values()) kinds.add(k.kind);
+  const idsOf = (kind: string) => {
+    const set = ids.get(kind) ?? new Set<string>();
+    ids.set(kind, set);
+    return set;
+  };
   for (const r of destroy ? [] : desired.resources) {
     if (getKind(r.kind).module) modules.set(modulePath(r), r.kind);
-    else kinds.add(r.kind);
+    else {
+      idsOf(r.kind);
+      if (marker && state.resources[r.address] === undefined) mustList.add(r.kind);
+    }
   }
   for (const record of Object.values(state.resources)) {
     if (getKind(record.kind).module) modules.set(record.id, record.kind);
-    else kinds.add(record.kind);
+    else idsOf(record.kind).add(record.id);
+  }
+  // An `import:` entry's object is read whatever its kind's choice: the plan adopts it by id.
+  const kindOf = new Map(desired.resources.map((r) => [r.address, r.kind]));
+  for (const { to, id } of destroy ? [] : (desired.imports ?? [])) {
+    const kind = kindOf.get(to);
+    if (kind !== undefined && !getKind(kind).module) idsOf(kind).add(id);
+  }
+  for (const kind of mustList) idsOf(kind);
+  const kinds: string[] = [];
+  const objects: RefreshScope["objects"] = [];
+  for (const [kind, kindIds] of ids) {
+    if (!mustList.has(kind) && readsByGet(kindIds.size, state.listing?.counts[kind]))
+      for (const id of kindIds) objects.push({ id, kind });
+    else kinds.push(kind);
   }
   return {
-    kinds: [...kinds].sort(),
+    kinds: kinds.sort(),
+    objects: objects.sort((a, b) => (a.id < b.id ? -1 : 1)),
     modules: [...modules.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([path, kind]) => ({ path, kind })),
@@ -60,7 +90,8 @@ export interface RefreshOptions {
 
 /**
  * Reads the live objects of `scope`.
- * @throws ApiError / NetworkError from the client (a module's 404 is not an error: the module is not set).
+ * @throws ApiError / NetworkError from the client (a 404 of an object or module is not an error: it
+ *   does not exist, or the module is not set).
  */
 export async function refresh(
   api: Api,
@@ -119,6 +150,13 @@ export async function refresh(
       live.listedKinds.add(kindName);
     });
   }
+  for (const { id, kind } of scope.objects) {
+    read(async () => {
+      const body = await readModule(api, `${getKind(kind).path}/${encodeURIComponent(id)}`, signal);
+      live.readIds.add(id);
+      if (body) live.objects.set(id, liveObject(kind, id, body));
+    });
+  }
   for (const { path, kind } of scope.modules) {
     read(async () => {
       const body = await readModule(api, path, signal);
@@ -138,7 +176,7 @@ export function parentPath(modulePath: string): string {
   return modulePath.slice(0, modulePath.lastIndexOf("/"));
 }
 
-/** GET a module (or any object); undefined when it is not set (404). */
+/** GET a module (or any object); undefined when it is not set or does not exist (404). */
 export async function readModule(
   api: Api,
   path: string,

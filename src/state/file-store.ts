@@ -11,6 +11,9 @@
  *   (the whole state written atomically, then the journal removed) when the lock is released and when
  *   it grows past the size of the state file (at least 1 MiB), so a write costs the records it changes,
  *   not the whole state.
+ * - `<file>.serial` holds the lineage and serial this store last wrote: a state file older than that was
+ *   put back by hand, and is read with every kind marked unrecorded (`StateListing`), so the next
+ *   refresh lists every kind and finds the objects created since the copy was made.
  * - `lock()` is exclusive between processes (./file-lock.ts: `<file>.lock`, holder in `<file>.lock-info`).
  *   `write()` by a store that does not hold the lock takes it for the time of the write, so two writers
  *   can never interleave their check and their rename.
@@ -24,9 +27,9 @@ import { removeStaleTempFiles, syncDirectory, writeFileAtomic } from "./atomic-w
 import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
 import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
 import { orderedSnapshot, parseState, serializeState, snapshotProblems } from "./format.js";
-import { journalLine, replayJournal } from "./journal-file.js";
+import { journalLine, replayJournal, setHeader } from "./journal-file.js";
 import { processIsAlive } from "./lock-info.js";
-import { emptySnapshot } from "./snapshot.js";
+import { EVERY_KIND, emptySnapshot } from "./snapshot.js";
 import type {
   StateAppend,
   StateChanges,
@@ -118,6 +121,8 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
   readonly backupPath: string;
   /** Absolute path of the journal (writes since the last compaction). */
   readonly journalPath: string;
+  /** Absolute path of the lineage and serial last written (put-back detection, see the module comment). */
+  readonly serialPath: string;
   readonly #stack: string | undefined;
   readonly #warn: (message: string) => void;
   readonly #debug: (message: string) => void;
@@ -150,6 +155,7 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
     this.path = resolve(path);
     this.backupPath = `${this.path}.backup`;
     this.journalPath = `${this.path}.journal`;
+    this.serialPath = `${this.path}.serial`;
     const rel = relative(process.cwd(), this.path);
     this.location = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : this.path;
     this.#stack = opts.stack;
@@ -331,12 +337,14 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
         this.#current = first;
         return;
       }
+      const listingChanged = JSON.stringify(current.listing) !== JSON.stringify(header.listing);
       await this.#append(entry.line);
+      // A put-back copy must be told from this state even when the journal is moved away with it.
+      if (listingChanged) await this.#noteWritten(header);
       for (const a of changes.removed) delete current.resources[a];
       Object.assign(current.resources, entry.set);
       current.serial = header.serial;
-      if (header.api === undefined) delete current.api;
-      else current.api = header.api;
+      setHeader(current, header);
       const seen = this.#seen as Seen;
       seen.serial = header.serial;
       if (seen.journalBytes > Math.max(JOURNAL_MIN_COMPACT_BYTES, seen.stateBytes))
@@ -400,6 +408,7 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
       await writeFileAtomic(this.path, text);
       // A crash before this leaves entries at or below the file's serial: they are skipped on read.
       if (keepBackup) await rm(this.journalPath, { force: true });
+      await this.#noteWritten(snapshot);
       const st = await stat(this.path);
       this.#seen = {
         identity: identityOf(st),
@@ -415,6 +424,34 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
       throw new StateIoError(this.location, "write", err);
     }
     this.#emptyLineage = undefined;
+  }
+
+  /**
+   * Records `version` as the last state written here (`<file>.serial`). Only a hint for telling a state
+   * put back by hand: a failure is logged at debug level, not thrown.
+   */
+  async #noteWritten(version: StateVersion): Promise<void> {
+    const text = `${JSON.stringify({ lineage: version.lineage, serial: version.serial })}\n`;
+    await writeFileAtomic(this.serialPath, text).catch((err: Error) =>
+      this.#debug(`state ${this.location}: could not write ${this.serialPath}: ${err.message}`),
+    );
+  }
+
+  /**
+   * Marks every kind unrecorded in `snapshot` when `<file>.serial` says this store wrote a later state
+   * of its lineage, or another lineage: the file was put back or replaced by hand.
+   */
+  async #checkPutBack(snapshot: StateSnapshot): Promise<void> {
+    let written: Partial<StateVersion>;
+    try {
+      written = JSON.parse(await readFile(this.serialPath, "utf8")) as Partial<StateVersion>;
+    } catch {
+      return; // none yet (or unreadable): nothing to compare with
+    }
+    const later = written.lineage === snapshot.lineage && (written.serial ?? 0) > snapshot.serial;
+    if (later || (typeof written.lineage === "string" && written.lineage !== snapshot.lineage)) {
+      snapshot.listing = { counts: snapshot.listing?.counts ?? {}, unrecorded: [EVERY_KIND] };
+    }
   }
 
   /** Appends one entry to the journal and waits until it is on disk. */
@@ -564,6 +601,7 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
         }
         journalBytes = replayed.goodBytes;
       }
+      await this.#checkPutBack(snapshot);
       const journalIdentity = journal?.identity ?? "none";
       // What this store kept for appending was read from other files (another process wrote since):
       // it is stale, and `#load` must not take it for what `#seen` now describes.

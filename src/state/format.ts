@@ -10,7 +10,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import * as generated from "./format.gen.js";
 import { DIGEST } from "./schema.js";
 import { STATE_FORMAT_VERSION } from "./snapshot.js";
-import type { StateRecord, StateSnapshot } from "./store.js";
+import type { StateListing, StateRecord, StateSnapshot } from "./store.js";
 
 export { stateSchema } from "./schema.js";
 
@@ -110,9 +110,18 @@ export function orderedSnapshot(snapshot: StateSnapshot): StateSnapshot {
             ...(snapshot.api.key === undefined ? {} : { key: snapshot.api.key }),
           },
         }),
+    ...(snapshot.listing === undefined ? {} : { listing: orderedListing(snapshot.listing) }),
     resources,
   };
   return ordered;
+}
+
+/** A copy of `listing` in file order: kinds sorted. */
+export function orderedListing(listing: StateListing): StateListing {
+  const counts: Record<string, number> = {};
+  for (const kind of Object.keys(listing.counts).sort(byCodePoint))
+    counts[kind] = listing.counts[kind] as number;
+  return { counts, unrecorded: [...listing.unrecorded].sort(byCodePoint) };
 }
 
 /** A copy of `r` with its fields in file order (see `serializeState`). */

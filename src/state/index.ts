@@ -12,5 +12,5 @@ export {
 } from "./errors.js";
 export { FileStateStore, type FileStateStoreOptions, WRITE_LOCK_TIMEOUT_MS } from "./file-store.js";
 export { configDirOf, defaultStatePath, resolveStatePath, STATE_FILE } from "./location.js";
-export { emptySnapshot, STATE_FORMAT_VERSION } from "./snapshot.js";
-export type { StateApi, StateRecord, StateSnapshot, StateStore, Unlock } from "./store.js";
+export { EVERY_KIND, emptySnapshot, markUnrecorded, STATE_FORMAT_VERSION } from "./snapshot.js";
+export type { StateApi, StateListing, StateRecord, StateSnapshot, StateStore, Unlock } from "./store.js";

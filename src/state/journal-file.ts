@@ -27,6 +27,7 @@ interface JournalEntry {
   serial: number;
   stack: string;
   api?: StateSnapshot["api"];
+  listing?: StateSnapshot["listing"];
   set: Record<string, StateRecord>;
   removed: string[];
 }
@@ -48,6 +49,7 @@ export function journalLine(
     serial: header.serial,
     stack: header.stack,
     ...(header.api === undefined ? {} : { api: header.api }),
+    ...(header.listing === undefined ? {} : { listing: header.listing }),
     set,
     removed: [...changes.removed],
   };
@@ -111,13 +113,20 @@ export function replayJournal(snapshot: StateSnapshot, journal: Buffer): Replaye
       for (const address of entry.removed) delete snapshot.resources[address];
       Object.assign(snapshot.resources, entry.set);
       snapshot.serial = entry.serial;
-      if (entry.api === undefined) delete snapshot.api;
-      else snapshot.api = entry.api;
+      setHeader(snapshot, entry);
       out.applied++;
     }
     out.goodBytes = end;
   }
   return out;
+}
+
+/** Sets the fields of `snapshot` that every write gives whole (the API, the listing) to `header`'s. */
+export function setHeader(snapshot: StateSnapshot, header: Omit<StateSnapshot, "resources">): void {
+  if (header.api === undefined) delete snapshot.api;
+  else snapshot.api = header.api;
+  if (header.listing === undefined) delete snapshot.listing;
+  else snapshot.listing = header.listing;
 }
 
 /** The entry of one line, or why it is not one. */
@@ -157,6 +166,7 @@ function entryProblems(e: JournalEntry, line: string): string[] {
       serial: e.serial,
       stack: e.stack,
       ...(e.api === undefined ? {} : { api: e.api }),
+      ...(e.listing === undefined ? {} : { listing: e.listing }),
       resources: e.set,
     },
     line,

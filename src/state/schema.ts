@@ -7,7 +7,7 @@ import { STATE_FORMAT_VERSION } from "./snapshot.js";
 /** Pattern of a hex SHA-256 digest. */
 export const DIGEST = "^[0-9a-f]{64}$";
 
-/** JSON Schema (2020-12) of a state file of format version 1 or 2 (./snapshot.ts STATE_FORMAT_VERSION). */
+/** JSON Schema (2020-12) of a state file of format version 1 to 3 (./snapshot.ts STATE_FORMAT_VERSION). */
 export const stateSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "tgw:state",
@@ -26,6 +26,15 @@ export const stateSchema = {
       properties: {
         url: { type: "string", minLength: 1 },
         key: { type: "string", pattern: "^[0-9a-f]{16}$" },
+      },
+    },
+    listing: {
+      type: "object",
+      required: ["counts", "unrecorded"],
+      additionalProperties: false,
+      properties: {
+        counts: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
+        unrecorded: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
       },
     },
     resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },

@@ -68,8 +68,27 @@ export interface StateSnapshot {
   stack: string;
   /** The API the resources live in; absent in states written before tgw recorded it. */
   api?: StateApi;
+  /**
+   * What the refresh remembers between runs (docs/state.md > What a refresh reads); absent in states
+   * written before tgw recorded it, which counts as every kind unrecorded.
+   */
+  listing?: StateListing;
   /** Records by address. */
   resources: Record<string, StateRecord>;
+}
+
+/**
+ * What lets a refresh read a kind with one GET per object instead of its list (docs/state.md > What a
+ * refresh reads).
+ */
+export interface StateListing {
+  /** Objects each collection kind held when it was last listed whole, by kind name. */
+  counts: Record<string, number>;
+  /**
+   * Kinds that may hold objects carrying this stack's marker that no record names (a create was sent,
+   * `tgw state rm`...): the next refresh lists them whole. `*` stands for every kind.
+   */
+  unrecorded: string[];
 }
 
 /** Releases a lock; safe to call twice. */

@@ -106,8 +106,10 @@ export class LiveCache {
         return this.full()(scope, state, signal);
       }
       const reread = new Set<string>();
+      const covered = (kind: string, id: string) => kept.listedKinds.has(kind) || kept.readIds.has(id);
       const missing: RefreshScope = {
         kinds: scope.kinds.filter((k) => !kept.listedKinds.has(k)),
+        objects: scope.objects.filter((o) => !covered(o.kind, o.id) && !ids.has(o.id)),
         modules: scope.modules.filter((m) => !kept.readModules.has(m.path) || paths.has(m.path)),
       };
       const limit = pLimit(this.concurrency);
@@ -121,6 +123,7 @@ export class LiveCache {
               // The kept read is brought up to date: what was read again is no longer out of date.
               if (body) kept.objects.set(id, liveObject(kind, id, body));
               else kept.objects.delete(id);
+              kept.readIds.add(id);
             }),
           ),
         ),
@@ -131,7 +134,7 @@ export class LiveCache {
       for (const o of read.objects.values()) reread.add(o.id);
       this.#dirty.clear();
       this.#last = { kind: "partial", reread };
-      return copy(kept);
+      return { ...copy(kept), kept: true };
     };
   }
 
@@ -218,6 +221,7 @@ function copy(live: LiveState): LiveState {
   return {
     objects: new Map(live.objects),
     listedKinds: new Set(live.listedKinds),
+    readIds: new Set(live.readIds),
     modules: new Map(live.modules),
     readModules: new Set(live.readModules),
     missingParents: new Set(live.missingParents),
@@ -228,6 +232,7 @@ function copy(live: LiveState): LiveState {
 function merge(live: LiveState, read: LiveState, scope: RefreshScope): void {
   for (const [id, o] of read.objects) live.objects.set(id, o);
   for (const k of read.listedKinds) live.listedKinds.add(k);
+  for (const id of read.readIds) live.readIds.add(id);
   for (const { path } of scope.modules) {
     const o = read.modules.get(path);
     if (o) live.modules.set(path, o);

@@ -196,13 +196,22 @@ describe("refresh and order", () => {
     const many = Array.from({ length: 30 }, (_, i) =>
       res(`tunnel_group_backends.b${i}`, { description: `b${i}` }),
     );
+    // Without a state every kind is listed: objects of a lost state are found by their markers.
+    await bench.loseState();
+    bench.reset();
+    await bench.plan([...many, compression]);
+    const first = bench.server.requests.filter((r) => r.method === "GET").map((r) => r.path);
+    expect(first.filter((p) => !p.startsWith("/edges")).sort()).toEqual(
+      [...collections().values()].map((k) => k.path).sort(),
+    );
     await bench.apply([...many, compression]);
     bench.reset();
+    // After the creates, their kind is listed again (a duplicate made meanwhile shows); no other kind.
     await bench.plan([...many, compression]);
     const reads = bench.server.requests.filter((r) => r.method === "GET").map((r) => r.path);
     expect(reads.sort()).toEqual(
       [
-        ...[...collections().values()].map((k) => k.path),
+        "/backends/tunnel_group",
         "/edges/https/edghts_example01/routes/edghtsrt_example01/compression",
       ].sort(),
     );

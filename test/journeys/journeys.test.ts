@@ -191,6 +191,23 @@ describe("journeys", () => {
 
 /** Journeys the random run found, kept as deterministic cases. */
 describe("journeys found by the random run", () => {
+  // The interrupted apply's client lacked the token check the CLI's has, so an apply that finished
+  // before its interruption could not see that c.token holds the token of a key deleted since.
+  it("an imported key whose token file holds a deleted key's token, applied by an interrupted apply that finishes: reported lost (fixed)", () =>
+    journey(
+      [
+        ["api_keys.c", "one"],
+        ["api_keys.a", "one"],
+      ],
+      [
+        new StopManaging(0),
+        new Remove(0),
+        new LoseStateTakeover(),
+        new Import("api_keys.c", "one"),
+        new InterruptedApply(2),
+      ],
+    ));
+
   it("tgw watch keeps reconciling after tgw state rm wrote the state between two ticks (fixed: no state_conflict loop)", () =>
     journey(
       [["api_keys.a", "one"]],

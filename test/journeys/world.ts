@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { moveRecord } from "../../src/cli/commands/state.js";
+import { moveRecord, removeRecords } from "../../src/cli/commands/state.js";
 import { type Api, type ApiClient, ApiError } from "../../src/client/index.js";
 import { importResource } from "../../src/engine/adopt.js";
 import {
@@ -385,6 +385,10 @@ export function interrupting(api: Api, after: number, controller: AbortControlle
     delete: (path, options) => tick(api.delete(path, options)),
     list: (path, listKey, options) => tick(api.list(path, listKey, options)),
     listAll: (path, listKey, options) => tick(api.listAll(path, listKey, options)),
+    // As the CLI's client: without it an apply cannot tell a token file holding a deleted key's token.
+    ...(api.tokenIsLive
+      ? { tokenIsLive: (token: string) => tick(api.tokenIsLive?.(token) as Promise<boolean>) }
+      : {}),
   };
 }
 
@@ -407,19 +411,12 @@ export async function stateMv(
   }
 }
 
-/** `tgw state rm ADDRESS` in `workspace`. @returns false when the address is not in the state. */
+/** `tgw state rm ADDRESS` in `workspace`, as the CLI does it (src/cli/commands/state.ts `removeRecords`). @returns false when the address is not in the state. */
 export async function stateRm(world: World, workspace: Workspace, address: string): Promise<boolean> {
   const store = storeOf(world, workspace);
-  const unlock = await store.lock({ timeoutMs: 0, holder: "tgw state rm" });
-  try {
-    const snapshot = await store.read();
-    if (snapshot.resources[address] === undefined) return false;
-    delete snapshot.resources[address];
-    await store.write(snapshot);
-    return true;
-  } finally {
-    await unlock();
-  }
+  if ((await store.read()).resources[address] === undefined) return false;
+  await removeRecords(store, [address], 0);
+  return true;
 }
 
 /** The addresses the main state records (read as `tgw state list` does). */

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { TgwError } from "../../src/errors.js";
 import {
   LockTimeoutError,
+  STATE_FORMAT_VERSION,
   StateConflictError,
   type StateRecord,
   type StateSnapshot,
@@ -90,7 +91,12 @@ export function describeStateStoreConformance(
         const store = t.open();
         const a = await store.read();
         const b = await t.open().read();
-        expect(a).toMatchObject({ version: 2, serial: 0, stack: "payments", resources: {} });
+        expect(a).toMatchObject({
+          version: STATE_FORMAT_VERSION,
+          serial: 0,
+          stack: "payments",
+          resources: {},
+        });
         expect(a.lineage).toMatch(/\S/);
         expect(b.lineage).not.toBe(a.lineage);
         // One store agrees with itself while nothing is stored, so a caller can tell nothing moved.
@@ -122,6 +128,7 @@ export function describeStateStoreConformance(
           }),
           record("api_keys.ci"),
         );
+        snapshot.listing = { counts: { api_key: 1113, tls_certificate: 1 }, unrecorded: ["tls_certificate"] };
         const written = await store.write(snapshot);
         expect(written).toEqual({ ...snapshot, serial: 1 });
         expect(await store.read()).toEqual(written);

@@ -52,7 +52,8 @@ describe("the state file", () => {
     await writeOne();
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, ".tgw"))).mode & 0o777).toBe(0o700);
-    expect(await readdir(join(dir, ".tgw"))).toEqual(["state.json"]);
+    expect((await readdir(join(dir, ".tgw"))).sort()).toEqual(["state.json", "state.json.serial"]);
+    expect((await stat(`${path}.serial`)).mode & 0o777).toBe(0o600);
   });
 
   it("is stable, sorted 2-space JSON, whatever the order of the snapshot", async () => {
@@ -71,7 +72,7 @@ describe("the state file", () => {
     s.resources["api_keys.ci"] = record("api_keys.ci");
     await store.write(s);
     expect(await readFile(path, "utf8")).toBe(`{
-  "version": 2,
+  "version": 3,
   "lineage": "8d4e7c1a-0000-4000-8000-000000000000",
   "serial": 1,
   "stack": "web",
@@ -176,8 +177,8 @@ describe("a file that is not a state", () => {
     ],
     [
       "of a newer format",
-      JSON.stringify({ version: 3, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
-      /written by a newer tgw \(state format version 3; this tgw reads version 2\)/,
+      JSON.stringify({ version: 4, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
+      /written by a newer tgw \(state format version 4; this tgw reads version 3\)/,
     ],
   ];
 

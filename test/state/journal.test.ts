@@ -50,10 +50,11 @@ async function started(): Promise<{ store: FileStateStore; base: StateSnapshot }
 describe("the state journal", () => {
   it("writes the first state whole, then appends only the changed records, and every reader sees both", async () => {
     const { store, base } = await started();
-    expect(await readdir(join(dir, ".tgw"))).toEqual(["state.json"]);
+    expect((await readdir(join(dir, ".tgw"))).sort()).toEqual(["state.json", "state.json.serial"]);
     const v2 = await store.writeChanges(header(base), { set: [record("api_keys.b")], removed: [] });
+    const listing = { counts: { api_key: 3 }, unrecorded: ["api_key"] };
     const v3 = await store.writeChanges(
-      { ...header(base), serial: v2.serial },
+      { ...header(base), serial: v2.serial, listing },
       { set: [record("api_keys.c")], removed: ["api_keys.a"] },
     );
     expect(v3).toEqual({ lineage: base.lineage, serial: 3 });
@@ -70,6 +71,9 @@ describe("the state journal", () => {
     expect(read.serial).toBe(3);
     expect(Object.keys(read.resources).sort()).toEqual(["api_keys.b", "api_keys.c"]);
     expect(read.resources["api_keys.c"]).toEqual(record("api_keys.c"));
+    // Every entry carries the listing whole, as it carries the API.
+    expect(read.listing).toEqual(listing);
+    expect(base.listing).toBeUndefined();
   });
 
   it("refuses a write from an older serial, as a whole write does", async () => {
@@ -106,7 +110,7 @@ describe("the state journal", () => {
         /refusing to write an invalid state/,
       );
     }
-    expect(await readdir(join(dir, ".tgw"))).toEqual(["state.json"]);
+    expect((await readdir(join(dir, ".tgw"))).sort()).toEqual(["state.json", "state.json.serial"]);
   });
 
   it("ignores a torn last line (reported at debug level), keeps every earlier entry, and appends after the last whole one", async () => {
@@ -163,7 +167,11 @@ describe("the state journal", () => {
     expect(await journalLines()).toHaveLength(3);
     const before = await open().read();
     await unlock();
-    expect((await readdir(join(dir, ".tgw"))).sort()).toEqual(["state.json", "state.json.backup"]);
+    expect((await readdir(join(dir, ".tgw"))).sort()).toEqual([
+      "state.json",
+      "state.json.backup",
+      "state.json.serial",
+    ]);
     const file = JSON.parse(await readFile(path, "utf8")) as StateSnapshot;
     expect(file).toEqual(before);
     expect(file.serial).toBe(4);

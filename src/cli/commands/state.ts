@@ -17,7 +17,13 @@ import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { returnsToken } from "../../model/token-file.js";
 import { closest } from "../../model/words.js";
-import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
+import {
+  FileStateStore,
+  markUnrecorded,
+  type StateRecord,
+  type StateSnapshot,
+  type StateStore,
+} from "../../state/index.js";
 import type { RegisterCommand } from "../command.js";
 import { withLocation } from "../options.js";
 import { color, helpExamples } from "../output.js";
@@ -175,31 +181,49 @@ async function runShow(address: string, opts: LocateOptions & { json?: boolean }
 async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: string }): Promise<void> {
   const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
   const store = await openStore(opts, "tgw state rm");
-  // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
-  const before = await store.read();
-  if (before.serial === 0) throw notInState(addresses, store.location, before);
-  const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
-  let removed: StateRecord[];
-  let stack: string;
-  try {
-    const snapshot = await store.read();
-    const unique = [...new Set(addresses)];
-    const missing = unique.filter((a) => snapshot.resources[a] === undefined);
-    // All or nothing: one unknown address and nothing is removed.
-    if (missing.length > 0) throw notInState(missing, store.location, snapshot);
-    removed = unique.map((a) => snapshot.resources[a] as StateRecord);
-    for (const a of unique) delete snapshot.resources[a];
-    const written = await store.write(snapshot);
-    stack = written.stack;
-  } finally {
-    await unlock();
-  }
+  const { removed, stack } = await removeRecords(store, addresses, timeoutMs);
   for (const r of removed) {
     process.stdout.write(
       `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
     );
   }
   process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
+}
+
+/**
+ * What `tgw state rm ADDRESS...` does, without its output: removes the records of `addresses` under
+ * the state lock, all or nothing, and marks their kinds unrecorded (their objects keep this stack's
+ * marker: the next refresh lists the kinds to find them, docs/state.md > What a refresh reads).
+ * @returns the removed records and the state's stack.
+ * @throws UsageError naming the addresses not in the state (nothing removed), LockTimeoutError, and
+ *   the store's errors.
+ */
+export async function removeRecords(
+  store: StateStore,
+  addresses: string[],
+  timeoutMs: number,
+): Promise<{ removed: StateRecord[]; stack: string }> {
+  // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
+  const before = await store.read();
+  if (before.serial === 0) throw notInState(addresses, store.location, before);
+  const unlock = await store.lock({ timeoutMs, holder: "tgw state rm" });
+  try {
+    const snapshot = await store.read();
+    const unique = [...new Set(addresses)];
+    const missing = unique.filter((a) => snapshot.resources[a] === undefined);
+    // All or nothing: one unknown address and nothing is removed.
+    if (missing.length > 0) throw notInState(missing, store.location, snapshot);
+    const removed = unique.map((a) => snapshot.resources[a] as StateRecord);
+    for (const a of unique) delete snapshot.resources[a];
+    markUnrecorded(
+      snapshot,
+      removed.filter((r) => !getKind(r.kind).module).map((r) => r.kind),
+    );
+    const written = await store.write(snapshot);
+    return { removed, stack: written.stack };
+  } finally {
+    await unlock();
+  }
 }
 
 /** `tgw state mv OLD NEW`: the record and its default token file, under the lock. */
@@ -249,6 +273,8 @@ export async function moveRecord(
     record = { ...found, address: to };
     delete snapshot.resources[from];
     snapshot.resources[to] = record;
+    // Its object's marker still names `from` until the next apply rewrites it.
+    markUnrecorded(snapshot, [record.kind]);
     await store.write(snapshot);
   } finally {
     await unlock();
