@@ -74,7 +74,11 @@ async function main(): Promise<void> {
         limit(async () => {
           const res = await fetch(`${server.url}/api_keys`, {
             method: "POST",
-            headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              "content-type": "application/json",
+              "service-version": "2",
+            },
             body: JSON.stringify({ description: `not managed ${i}` }),
           });
           if (res.status !== 201) throw new Error(`seeding: POST /api_keys answered ${res.status}`);
