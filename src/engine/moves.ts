@@ -10,7 +10,8 @@
  * (one call; `ownership: state-only`: none) instead of deleting and creating it. `from` is forgotten
  * by the state. A move whose `from` is unknown (already done, or never applied) does nothing; one whose
  * `from` and `to` both have a record (the old `to` was removed in the same change) is refused, as
- * Terraform refuses a move onto an address that still has an object.
+ * Terraform refuses a move onto an address that still has an object. A record of `to` whose object is
+ * gone (an older state copy put back) does not stop the move of an object carrying `from`'s marker.
  */
 import type { StateSnapshot } from "../state/store.js";
 import { MoveConflictError } from "./errors.js";
@@ -20,6 +21,11 @@ import type { LiveState } from "./live.js";
 export interface Move {
   from: string;
   to: string;
+}
+
+/** True when the refresh read `record`'s kind or id and its object was not there. */
+function isGone(record: { kind: string; id: string }, live: LiveState): boolean {
+  return !live.objects.has(record.id) && (live.listedKinds.has(record.kind) || live.readIds.has(record.id));
 }
 
 /** A fingerprint that no desired value has: the moved record's own is for its old address's values. */
@@ -52,7 +58,9 @@ export function applyMoves(
       const earlier = applied.find((m) => m.to === move.to)?.from;
       throw new MoveConflictError(record, taken, earlier);
     }
-    if (taken !== undefined) continue;
+    // A record of `to` whose object is known to be gone (an older state copy's) only holds `to` when
+    // `from` has no object carrying its marker either.
+    if (taken !== undefined && !isGone(taken, live)) continue;
     const marked = [...objects.values()].find(
       (o) => o.marker?.stack === stack && o.marker.address === move.from,
     );

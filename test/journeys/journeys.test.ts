@@ -191,6 +191,15 @@ describe("journeys", () => {
 
 /** Journeys the random run found, kept as deterministic cases. */
 describe("journeys found by the random run", () => {
+  // The older copy records c for an object deleted by hand since; the object the later state made as
+  // a carries a's marker, and `moved: a -> c` must give it to c. The dead record took c: the move did
+  // nothing, the object was pruned as an orphan of a and c was made again.
+  it("an older state copy whose record of a move's `to` names a deleted object: the move keeps the marked object (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [new HandDelete(0), new RenameStateMv(0, "a"), new Apply(), new RenameMoved(0, "c"), new OlderState(0)],
+    ));
+
   // The interrupted apply's client lacked the token check the CLI's has, so an apply that finished
   // before its interruption could not see that c.token holds the token of a key deleted since.
   it("an imported key whose token file holds a deleted key's token, applied by an interrupted apply that finishes: reported lost (fixed)", () =>
