@@ -110,7 +110,7 @@ export interface ReconcileOptions extends SafetyOptions {
    */
   lazyFingerprints?: boolean;
   /**
-   * Reads live state for a plan, instead of `refresh` (one list per kind). `tgw watch` passes one that
+   * Reads live state for a plan, instead of `refresh` (a list or GETs per kind). `tgw watch` passes one that
    * re-reads only what a file edit touched (src/watch/live-cache.ts).
    */
   readLive?: (scope: RefreshScope, state: StateSnapshot, signal?: AbortSignal) => Promise<LiveState>;

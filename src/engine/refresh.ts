@@ -9,6 +9,9 @@
  *   address of the kind has no record (adopt it rather than create it again), the state was never
  *   written, or the state says so (`StateListing.unrecorded`: a create was sent, `tgw state rm`, a
  *   state put back by hand). A kind neither configured, recorded nor unrecorded is not read at all.
+ * - A kind read by GETs is listed too when one of its recorded objects is gone (the plan would make it
+ *   again, unless another workspace already made the address's object, found by its marker), or
+ *   carries another marker than its record's (another workspace took it over, a rename...).
  * - One GET per module path the configuration names or the state records (a 404 means "not set"),
  *   and after a 404 one GET of the module's parent (edge or route; once per parent), so that a
  *   mistyped edge or route id is reported at plan time (./parents.ts) instead of failing apply.
@@ -29,8 +32,14 @@ import { modulePath } from "./ownership.js";
 /** What to read: collection kinds to list, objects to GET one by one, module paths to GET. */
 export interface RefreshScope {
   kinds: string[];
-  objects: { id: string; kind: string }[];
+  /** With the address the state records each for (or an `import:` entry names). */
+  objects: { id: string; kind: string; address: string }[];
   modules: { path: string; kind: string }[];
+  /**
+   * With `ownership: marker`, the marker each object read by GET should carry (stack, and the
+   * state's lineage and serial): one that does not, or is gone, has its kind listed too.
+   */
+  owner?: { stack: string; lineage: string; serial: number };
 }
 
 /**
@@ -40,12 +49,13 @@ export interface RefreshScope {
 export function refreshScope(desired: DesiredState, state: StateSnapshot, destroy = false): RefreshScope {
   const marker = desired.ownership === "marker";
   const mustList = marker ? unrecordedKinds(state) : new Set<string>();
-  const ids = new Map<string, Set<string>>();
+  // Per kind: the ids to read, each with its address.
+  const ids = new Map<string, Map<string, string>>();
   const modules = new Map<string, string>();
   const idsOf = (kind: string) => {
-    const set = ids.get(kind) ?? new Set<string>();
-    ids.set(kind, set);
-    return set;
+    const map = ids.get(kind) ?? new Map<string, string>();
+    ids.set(kind, map);
+    return map;
   };
   for (const r of destroy ? [] : desired.resources) {
     if (getKind(r.kind).module) modules.set(modulePath(r), r.kind);
@@ -56,23 +66,24 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
   }
   for (const record of Object.values(state.resources)) {
     if (getKind(record.kind).module) modules.set(record.id, record.kind);
-    else idsOf(record.kind).add(record.id);
+    else idsOf(record.kind).set(record.id, record.address);
   }
   // An `import:` entry's object is read whatever its kind's choice: the plan adopts it by id.
   const kindOf = new Map(desired.resources.map((r) => [r.address, r.kind]));
   for (const { to, id } of destroy ? [] : (desired.imports ?? [])) {
     const kind = kindOf.get(to);
-    if (kind !== undefined && !getKind(kind).module) idsOf(kind).add(id);
+    if (kind !== undefined && !getKind(kind).module) idsOf(kind).set(id, to);
   }
   for (const kind of mustList) idsOf(kind);
   const kinds: string[] = [];
   const objects: RefreshScope["objects"] = [];
   for (const [kind, kindIds] of ids) {
     if (!mustList.has(kind) && readsByGet(kindIds.size, state.listing?.counts[kind]))
-      for (const id of kindIds) objects.push({ id, kind });
+      for (const [id, address] of kindIds) objects.push({ id, kind, address });
     else kinds.push(kind);
   }
   return {
+    ...(marker ? { owner: { stack: desired.stack, lineage: state.lineage, serial: state.serial } } : {}),
     kinds: kinds.sort(),
     objects: objects.sort((a, b) => (a.id < b.id ? -1 : 1)),
     modules: [...modules.entries()]
@@ -135,21 +146,7 @@ export async function refresh(
     }
     return check;
   };
-  for (const kindName of scope.kinds) {
-    const kind = getKind(kindName);
-    if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
-    const listKey = kind.listKey;
-    read(async () => {
-      for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, {
-        limit: 100,
-        signal,
-      })) {
-        const id = item.id;
-        if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
-      }
-      live.listedKinds.add(kindName);
-    });
-  }
+  for (const kindName of scope.kinds) read(() => listInto(live, api, kindName, signal));
   for (const { id, kind } of scope.objects) {
     read(async () => {
       const body = await readModule(api, `${getKind(kind).path}/${encodeURIComponent(id)}`, signal);
@@ -166,9 +163,54 @@ export async function refresh(
     });
   }
   await Promise.all(tasks);
+  // A recorded object found gone is made again by the plan, unless another workspace already made
+  // the address's object; one carrying another marker may yield to an object carrying its address's.
+  // Only a list shows those (by their markers): the kind is listed too.
+  const gone = new Set(scope.objects.filter((o) => !asRecorded(o, live, scope.owner)).map((o) => o.kind));
+  if (!first && gone.size > 0) {
+    tasks.length = 0;
+    for (const kindName of gone) read(() => listInto(live, api, kindName, signal));
+    await Promise.all(tasks);
+  }
   if (first) throw first.error;
   options.signal?.throwIfAborted();
   return live;
+}
+
+/** Lists every object of `kindName` into `live`, then records the kind as listed. */
+async function listInto(live: LiveState, api: Api, kindName: string, signal: AbortSignal): Promise<void> {
+  const kind = getKind(kindName);
+  if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
+  for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey, {
+    limit: 100,
+    signal,
+  })) {
+    const id = item.id;
+    if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
+  }
+  live.listedKinds.add(kindName);
+}
+
+/**
+ * True when the object read by GET is there and, with markers (`owner`), carries this stack's marker
+ * for its address, of this state's lineage (or none recorded) and no later serial.
+ */
+function asRecorded(
+  o: RefreshScope["objects"][number],
+  live: LiveState,
+  owner: RefreshScope["owner"],
+): boolean {
+  const found = live.objects.get(o.id);
+  if (!found) return false;
+  if (!owner || !getKind(o.kind).metadataField) return true;
+  const m = found.marker;
+  return (
+    m !== undefined &&
+    m.stack === owner.stack &&
+    m.address === o.address &&
+    (m.lineage === undefined || m.lineage === owner.lineage) &&
+    (m.serial ?? 0) <= owner.serial
+  );
 }
 
 /** The API path of a module's parent object: `/edges/https/E/routes/R/saml` -> `/edges/https/E/routes/R`. */

@@ -80,3 +80,20 @@ it("lists every kind after a state file is put back by hand, so that objects cre
   const after = await ctx.run("plan", "--detailed-exitcode");
   expect(after.code).toBe(0);
 });
+
+it("lists the kind when a recorded object is gone, so that an object another workspace made for the address is adopted, not doubled", async () => {
+  await ctx.configure(keys("a"));
+  expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
+  expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
+  const old = (await ctx.records())["api_keys.a"]?.id as string;
+  // Deleted by hand; another checkout (its own state) made the address's object again.
+  expect((await ctx.api("DELETE", `/api_keys/${old}`)).status).toBe(204);
+  const marker = JSON.stringify({ tgw: { stack: "reads", address: "api_keys.a" } });
+  const made = (await ctx.api("POST", "/api_keys", { description: "a", metadata: marker })).body.id;
+  takeRequests();
+  const plan = await ctx.run("plan");
+  expect(takeRequests()).toContain("GET /api_keys");
+  expect(plan.stdout).not.toMatch(/\+ api_keys\.a /);
+  expect((await ctx.run("apply", "--auto-approve")).code).toBe(0);
+  expect((await ctx.records())["api_keys.a"]?.id).toBe(made);
+});
