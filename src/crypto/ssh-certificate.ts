@@ -89,11 +89,22 @@ export function signSshHostCertificate(request: SshHostCertificateRequest): stri
   const openssh = cert.signatures.openssh;
   if (openssh === undefined) throw new Error("sshpk produced no OpenSSH signature block");
   (openssh as { keyId?: string }).keyId = request.keyId;
-  cert.signWith(caKey);
-  const line = cert.toString("openssh");
-  assertRoundTrip(line, caKey.toPublic(), principals);
-  return line;
+  for (let attempt = 1; ; attempt++) {
+    cert.signWith(caKey);
+    const line = cert.toString("openssh");
+    try {
+      assertRoundTrip(line, caKey.toPublic(), principals);
+      return line;
+    } catch (err) {
+      // sshpk cannot read back about one ECDSA signature in 128 (it tells the curve by the size of r
+      // and s, one of which is then a byte short); an ECDSA signature is random: sign again.
+      if (caKey.type !== "ecdsa" || attempt === MAX_SIGNATURES || !(err instanceof Error)) throw err;
+    }
+  }
 }
+
+/** ECDSA signatures made before giving up on one that sshpk can read back (see above). */
+const MAX_SIGNATURES = 8;
 
 function parseCaKey(text: string): sshpk.PrivateKey {
   if (typeof text !== "string" || text.trim() === "") {

@@ -97,6 +97,18 @@ describe("signSshHostCertificate (read back with sshpk)", () => {
     expect(cert.isSignedByKey(sshpk.parseKey(ca.publicKey, "ssh"))).toBe(false);
   });
 
+  // sshpk could not read back about one ECDSA signature in 128: 400 signatures all failed together
+  // only 4 % of the time before they were signed again.
+  it("signs with an ecdsa CA key every time (400 certificates, each read back)", () => {
+    const ecCa = generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey;
+    const caPem = ecCa.export({ format: "pem", type: "sec1" }).toString();
+    const caPublic = sshpk.parsePrivateKey(caPem, "pem").toPublic();
+    for (let i = 0; i < 400; i++) {
+      const line = signSshHostCertificate(request({ caPrivateKey: caPem }));
+      expect(sshpk.parseCertificate(line, "openssh").isSignedByKey(caPublic)).toBe(true);
+    }
+  }, 60_000);
+
   it("uses a random serial when none is given", () => {
     const a = sshpk.parseCertificate(signSshHostCertificate(request({ serial: undefined })), "openssh");
     const b = sshpk.parseCertificate(signSshHostCertificate(request({ serial: undefined })), "openssh");
