@@ -21,6 +21,7 @@ import { ExitCode, TgwError, UsageError } from "../errors.js";
 import type { StateApi } from "../state/index.js";
 import {
   type PlanningFlags,
+  pageCursorsOption,
   parsePositiveCount,
   safetyOptions,
   targetOptions,
@@ -250,6 +251,7 @@ function applyOptions(
     ...(approve ? { approve } : {}),
     ...(saved ? { saved: saved.check } : {}),
     apiIdentity,
+    ...pageCursorsOption(apiIdentity),
     ...(replace ? { replace } : {}),
     ...targetOptions(saved ?? opts),
     ...(opts.allowApiChange ? { allowApiChange: true } : {}),

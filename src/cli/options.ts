@@ -5,7 +5,9 @@
  */
 import type { Command } from "commander";
 import type { SafetyOptions } from "../engine/index.js";
+import { openPageCursors, type PageCursors } from "../engine/pages.js";
 import { UsageError } from "../errors.js";
+import type { StateApi } from "../state/store.js";
 
 /** Options every engine command takes. */
 export interface CommonOptions {
@@ -155,4 +157,12 @@ export const TOKEN_COMMAND_ENV = "TGW_TOKEN_COMMAND";
 export function tokenCommandOption(env: NodeJS.ProcessEnv = process.env): { tokenCommand?: string } {
   const command = env[TOKEN_COMMAND_ENV]?.trim();
   return command ? { tokenCommand: command } : {};
+}
+
+/**
+ * The `pageCursors` reconcile option for the API `identity`: its lists' page cursors remembered in the
+ * cache directory (src/engine/pages.ts). None for the embedded API, whose objects live one run.
+ */
+export function pageCursorsOption(identity: StateApi): { pageCursors?: PageCursors } {
+  return identity.url === "embedded" ? {} : { pageCursors: openPageCursors(identity) };
 }

@@ -33,6 +33,7 @@ import { fencedApi } from "./fencing.js";
 import { StateJournal } from "./journal.js";
 import { listingAfter, sameUnrecorded } from "./listing.js";
 import type { LiveState } from "./live.js";
+import type { PageCursors } from "./pages.js";
 import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
 import { buildRecord, keepDelivery, sameRecord } from "./records.js";
@@ -114,6 +115,8 @@ export interface ReconcileOptions extends SafetyOptions {
    * re-reads only what a file edit touched (src/watch/live-cache.ts).
    */
   readLive?: (scope: RefreshScope, state: StateSnapshot, signal?: AbortSignal) => Promise<LiveState>;
+  /** Page cursors remembered between runs (./pages.ts `openPageCursors`); without `readLive` only. */
+  pageCursors?: PageCursors;
 }
 
 /** Inputs of `reconcile`. */
@@ -278,7 +281,9 @@ async function refreshLive(
     : await refresh(api, scope, {
         ...(signal ? { signal } : {}),
         concurrency: options.refreshConcurrency ?? 16,
+        ...(options.pageCursors ? { pageCursors: options.pageCursors } : {}),
       });
+  options.pageCursors?.save();
   emit({
     type: "refreshed",
     objects: live.objects.size,

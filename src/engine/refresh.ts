@@ -28,6 +28,7 @@ import type { StateSnapshot } from "../state/store.js";
 import { readsByGet, unrecordedKinds } from "./listing.js";
 import { emptyLiveState, type LiveState, liveObject } from "./live.js";
 import { modulePath } from "./ownership.js";
+import { type PageCursors, readPages } from "./pages.js";
 
 /** What to read: collection kinds to list, objects to GET one by one, module paths to GET. */
 export interface RefreshScope {
@@ -95,8 +96,10 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
 /** Options of `refresh`. */
 export interface RefreshOptions {
   signal?: AbortSignal;
-  /** Lists and module reads in flight at once; default 16. */
+  /** Lists and module reads in flight at once, and pages of lists; default 16. */
   concurrency?: number;
+  /** Where each kind's pages started at its last read: its pages are then asked for at once (./pages.ts). */
+  pageCursors?: PageCursors;
 }
 
 /**
@@ -146,7 +149,10 @@ export async function refresh(
     }
     return check;
   };
-  for (const kindName of scope.kinds) read(() => listInto(live, api, kindName, signal));
+  const pages = pLimit(concurrency);
+  const list = (kindName: string) =>
+    read(() => listInto(live, api, kindName, signal, (f) => pages(f), options.pageCursors));
+  for (const kindName of scope.kinds) list(kindName);
   for (const { id, kind } of scope.objects) {
     read(async () => {
       const body = await readModule(api, `${getKind(kind).path}/${encodeURIComponent(id)}`, signal);
@@ -169,7 +175,7 @@ export async function refresh(
   const gone = new Set(scope.objects.filter((o) => !asRecorded(o, live, scope.owner)).map((o) => o.kind));
   if (!first && gone.size > 0) {
     tasks.length = 0;
-    for (const kindName of gone) read(() => listInto(live, api, kindName, signal));
+    for (const kindName of gone) list(kindName);
     await Promise.all(tasks);
   }
   if (first) throw first.error;
@@ -177,17 +183,24 @@ export async function refresh(
   return live;
 }
 
-/** Lists every object of `kindName` into `live`, then records the kind as listed. */
-async function listInto(live: LiveState, api: Api, kindName: string, signal: AbortSignal): Promise<void> {
+/** Lists every object of `kindName` into `live` (./pages.ts), then records the kind as listed. */
+async function listInto(
+  live: LiveState,
+  api: Api,
+  kindName: string,
+  signal: AbortSignal,
+  run: <T>(read: () => Promise<T>) => Promise<T>,
+  cursors: PageCursors | undefined,
+): Promise<void> {
   const kind = getKind(kindName);
-  if (!kind.listKey) throw new Error(`kind ${kindName} has no list operation`);
-  for await (const item of api.list<Record<string, unknown>>(kind.path, kind.listKey, {
-    limit: 100,
-    signal,
-  })) {
+  const { listKey } = kind;
+  if (!listKey) throw new Error(`kind ${kindName} has no list operation`);
+  const read = await readPages(api, { ...kind, listKey }, cursors?.get(kindName) ?? [], run, signal);
+  for (const item of read.items) {
     const id = item.id;
     if (typeof id === "string") live.objects.set(id, liveObject(kindName, id, item));
   }
+  cursors?.set(kindName, read.cursors);
   live.listedKinds.add(kindName);
 }
 

@@ -16,6 +16,7 @@ import { ExitCode, UsageError } from "../../errors.js";
 import type { RegisterCommand } from "../command.js";
 import {
   type PlanningFlags,
+  pageCursorsOption,
   safetyOptions,
   targetOptions,
   withApiCheck,
@@ -130,6 +131,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         ...(opts.destroy ? { destroy: true, allowEmpty: true } : {}),
         lockHolder: holder("plan"),
         apiIdentity: target.identity,
+        ...pageCursorsOption(target.identity),
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
         ...(opts.replace ? { replace: opts.replace } : {}),
         ...targetOptions(opts),
