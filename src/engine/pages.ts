@@ -76,7 +76,7 @@ interface Page {
 /**
  * Every item of `kind`'s list, reading its pages at once where `cursors` (see the module comment)
  * tell where they start; `run` bounds the pages in flight. Returns the cursors for the next read too.
- * @throws ApiError / NetworkError from the client.
+ * @throws ApiError / NetworkError from the client; ApiError when a page has no list under `listKey`.
  */
 export async function readPages(
   api: Api,
@@ -123,7 +123,15 @@ async function page(
   const query = { limit: PAGE_SIZE, ...(beforeId === undefined ? {} : { before_id: beforeId }) };
   const body = await api.get<Item>(kind.path, { query, signal });
   const items = body[kind.listKey];
-  if (!Array.isArray(items)) throw new Error(`GET ${kind.path}: the answer has no "${kind.listKey}" list`);
+  // As the client's own list says it (src/client/client.ts `list`): an API error, not a bug of tgw.
+  if (!Array.isArray(items)) {
+    throw new ApiError({
+      method: "GET",
+      path: kind.path,
+      status: 200,
+      message: `the response has no list "${kind.listKey}"`,
+    });
+  }
   return { items: items as Item[], more: typeof body.next_page_uri === "string" };
 }
 
