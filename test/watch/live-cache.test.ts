@@ -75,3 +75,32 @@ describe("LiveCache", () => {
     expect(gets().some((p) => p.startsWith("/api_keys?") || p === "/api_keys")).toBe(true);
   });
 });
+
+describe("LiveCache, with kinds read by GETs (an account holding hundreds of keys)", () => {
+  it("reads the stack's keys one by one in a full read, and a second edit GETs only the edited one", async () => {
+    // The account's other keys: 300, so 2 keys cost fewer GETs than the kind's 3 pages.
+    for (let i = 0; i < 300; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => bench.api.post("/api_keys", { description: `other ${i + j}` })),
+      );
+    await run(config("g1"), false); // lists the keys: the state learns their count
+    await run(config("g1"), false);
+    const state = await bench.store.read();
+    const a = state.resources["api_keys.a"]?.id as string;
+    const b = state.resources["api_keys.b"]?.id as string;
+    bench.reset();
+    await run(config("g1"), false);
+    expect(cache.lastRead?.kind).toBe("full");
+    expect(gets().sort()).toEqual([`/api_keys/${a}`, `/api_keys/${b}`].sort());
+
+    bench.reset();
+    await run(config("g2"), true);
+    expect(cache.lastRead?.kind).toBe("partial");
+    expect(gets()).toEqual([`/api_keys/${a}`]);
+    expect(bench.calls()).toEqual(["PATCH /api_keys/:id"]);
+    bench.reset();
+    await run(config("g3"), true); // the watcher's next revision
+    expect(gets()).toEqual([`/api_keys/${a}`]);
+    expect(bench.calls()).toEqual(["PATCH /api_keys/:id"]);
+  }, 60_000);
+});
