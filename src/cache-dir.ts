@@ -1,7 +1,8 @@
 /**
  * The user's cache directory of tgw: `$TGW_CACHE_DIR`, else `$XDG_CACHE_HOME/tgw`, else `~/.cache/tgw`.
  * What lives there can be deleted at any time: rate-limit budgets (src/client/budget.ts), the page
- * cursors of lists (src/engine/pages.ts) and V8 code caches of the CLI bundle (src/launch/launch.ts).
+ * cursors of lists (src/engine/pages.ts), the reads of a workspace's last plan (src/client/prefetch.ts)
+ * and V8 code caches of the CLI bundle (src/launch/launch.ts).
  */
 import { homedir } from "node:os";
 import { join } from "node:path";

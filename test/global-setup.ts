@@ -5,13 +5,19 @@
  * against 0.1 to 0.3 s). test/cli/tgw.ts and test/watch/child.ts run `TEST_TGW`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export default function setup(): void {
+export default function setup(): () => void {
+  // tgw's cache (page cursors, reads, rate-limit budgets, code caches) in a directory of this run, not
+  // the user's ~/.cache/tgw: no run sees another's hints. Test files start after this, with it set.
+  const cache = mkdtempSync(join(tmpdir(), "tgw-test-cache-"));
+  process.env.TGW_CACHE_DIR ??= cache;
   const tsx = createRequire(import.meta.url).resolve("tsx/cli");
   const built = spawnSync(process.execPath, [tsx, "scripts/bundle.ts", ".test-build/tgw"], {
     cwd: ROOT,
@@ -29,4 +35,5 @@ export default function setup(): void {
       "",
     ].join("\n"),
   );
+  return () => rmSync(cache, { recursive: true, force: true });
 }

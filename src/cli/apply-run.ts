@@ -19,6 +19,7 @@ import {
 } from "../engine/index.js";
 import { ExitCode, TgwError, UsageError } from "../errors.js";
 import type { StateApi } from "../state/index.js";
+import { forgetReads } from "./early-reads.js";
 import {
   type PlanningFlags,
   pageCursorsOption,
@@ -117,18 +118,21 @@ export async function runApply(
   const lockTimeoutMs = parseDuration(opts.lockTimeout ?? "0s", "--lock-timeout");
   // A saved plan says whether it destroys (`tgw plan --destroy --out FILE`, then `tgw apply FILE`).
   const destroy = saved ? saved.check.destroy : how.destroy;
-  const ws = await openWorkspace({
+  const where = {
     file: opts.file ?? saved?.config ?? [],
     ...(opts.state !== undefined
       ? { state: opts.state }
       : saved?.state !== undefined
         ? { state: saved.state }
         : {}),
-  });
+  };
+  const ws = await openWorkspace(where);
   // Progress lines: one write per line at a terminal, gathered into a few writes into a pipe or file.
   const out = new LineOutput(opts.json ? process.stderr : process.stdout);
   const c = opts.json ? colorErr : color;
   const target = await openTarget({ configDir: ws.configDir });
+  // The next plan reads other things (src/cli/early-reads.ts).
+  forgetReads(target, where);
   const run: ApplyRun = { opts, saved, destroy, out, c, started: false, lost: new Map() };
 
   const controller = new AbortController();

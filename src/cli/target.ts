@@ -57,8 +57,11 @@ export interface Target {
 export interface TargetOptions {
   configDir: string;
   env?: Record<string, string | undefined>;
-  /** Print the one line saying which API is used (default true). */
-  announce?: boolean;
+  /**
+   * Print the one line saying which API is used (default true); `later`: the caller prints it with
+   * `announceTarget` (long waits are still reported).
+   */
+  announce?: boolean | "later";
   onResponse?: (event: ResponseEvent) => void;
   /** Retry settings of the client (default: the client's); `tgw watch` retries whole reconciles itself. */
   retry?: Partial<RetryOptions>;
@@ -148,11 +151,14 @@ export async function openTarget(opts: TargetOptions): Promise<Target> {
       },
     };
   }
-  if (opts.announce !== false) {
-    const hint = target.kind === "embedded" ? "; set TGW_API_URL and TGW_API_KEY to use another API" : "";
-    process.stderr.write(`${colorErr.dim(`Using ${target.description}${hint}.`)}\n`);
-  }
+  if (opts.announce !== false && opts.announce !== "later") announceTarget(target);
   return target;
+}
+
+/** Prints the one dim line on stderr saying which API `target` is. */
+export function announceTarget(target: Target): void {
+  const hint = target.kind === "embedded" ? "; set TGW_API_URL and TGW_API_KEY to use another API" : "";
+  process.stderr.write(`${colorErr.dim(`Using ${target.description}${hint}.`)}\n`);
 }
 
 /**

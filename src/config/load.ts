@@ -32,6 +32,7 @@ import { checkMoved, type MovedEntry } from "./moved.js";
 import { readOptions } from "./options.js";
 import { checkRemoved, type RemovedEntry } from "./removed.js";
 import { type MapEntry, type Position, preloadYamlParser } from "./source.js";
+import { loopTurns } from "./turns.js";
 
 export type { LoadedConfig, LoadOptions } from "./load-types.js";
 
@@ -51,7 +52,8 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   const { files, configDir } = findConfigFiles(paths, cwd, problems);
   const { texts, dirs } = readConfigFiles(files, display, problems);
   await preloadYamlParser([...texts.values()]);
-  const documents = collectLayouts(texts, problems, opts.parseCache);
+  const turn = loopTurns();
+  const documents = await collectLayouts(texts, problems, turn, opts.parseCache);
   const stack = settleStack(documents.stacks, files, configDir, display, problems);
   const ownership = settle("ownership", documents.ownerships, problems) ?? "marker";
 
@@ -67,10 +69,13 @@ export async function loadConfig(paths: readonly string[], opts: LoadOptions = {
   };
   const { states } = documents;
   const stateUrl = interpolateStateUrl(settle("state.url", states, problems), states[0]?.pos, ctx);
-  const byAddress = readEntries(documents.raw, configDir, ctx);
+  const byAddress = await readEntries(documents.raw, configDir, ctx, turn);
   const entries = [...byAddress.values()];
 
-  checkSchema(entries, { stack, ownership, problems });
+  for (let i = 0; i < entries.length; i += SCHEMA_CHUNK) {
+    checkSchema(entries.slice(i, i + SCHEMA_CHUNK), { stack, ownership, problems });
+    await turn();
+  }
   for (const rule of RULES) rule.check({ entries, byAddress, stack, ownership, problems, display });
   const moved = checkMoved(documents.moved, new Set(byAddress.keys()), problems);
   const movedFrom = new Set(documents.moved.map((m) => m.from));
@@ -135,8 +140,19 @@ interface Documents {
   imports: ImportEntry[];
 }
 
-/** Parses each text's documents (through `cache` when given) and merges their layouts; YAML problems go to `problems`. */
-function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache?: ParseCache): Documents {
+/** Resources checked against their schema between two chances of a turn of the event loop. */
+const SCHEMA_CHUNK = 200;
+
+/**
+ * Parses each text's documents (through `cache` when given) and merges their layouts; YAML problems go
+ * to `problems`. `turn` is awaited between files (./turns.ts).
+ */
+async function collectLayouts(
+  texts: Map<string, string>,
+  problems: ProblemList,
+  turn: () => Promise<void> | undefined,
+  cache?: ParseCache,
+): Promise<Documents> {
   const documents: Documents = {
     stacks: [],
     ownerships: [],
@@ -156,19 +172,22 @@ function collectLayouts(texts: Map<string, string>, problems: ProblemList, cache
       documents.removed.push(...layout.removed);
       documents.imports.push(...layout.imports);
     }
+    await turn();
   }
   return documents;
 }
 
 /**
  * Reads each resource's fields (interpolated) and options, keyed by address in definition order. A
- * second definition of an address is a problem naming the first, which is kept.
+ * second definition of an address is a problem naming the first, which is kept. `turn` is awaited
+ * between entries (./turns.ts).
  */
-function readEntries(
+async function readEntries(
   raw: readonly RawEntry[],
   configDir: string,
   ctx: InterpolationContext,
-): Map<string, Entry> {
+  turn: () => Promise<void> | undefined,
+): Promise<Map<string, Entry>> {
   const byAddress = new Map<string, Entry>();
   const optionsByKind = new Map<string, Set<string>>();
   for (const r of raw) {
@@ -181,6 +200,7 @@ function readEntries(
       optionsByKind.get(r.kind.kind) ?? new Set<string>(optionsFor(r.kind.kind).map((o) => o.name));
     optionsByKind.set(r.kind.kind, optionNames);
     byAddress.set(r.address, readEntry(r, optionNames, configDir, ctx));
+    await turn();
   }
   return byAddress;
 }

@@ -14,6 +14,7 @@
 import { hasChanges, type Plan, reconcile } from "../../engine/index.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import type { RegisterCommand } from "../command.js";
+import { openPlanWorkspace } from "../early-reads.js";
 import {
   type PlanningFlags,
   pageCursorsOption,
@@ -33,7 +34,7 @@ import { planToJson } from "../render/json.js";
 import { renderPlanMarkdown } from "../render/markdown.js";
 import { lostTokenWarning, progressLine } from "../render/progress.js";
 import { type TakeoverFlags, takeoverOptions, withTakeover } from "../takeover.js";
-import { holder, openTarget, openWorkspace } from "../target.js";
+import { holder } from "../target.js";
 
 interface PlanOptions extends PlanningFlags, TakeoverFlags {
   json?: boolean;
@@ -106,8 +107,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     throw new UsageError(`--format must be human, json or markdown, got "${format}"`);
   if (opts.json && opts.format !== undefined && opts.format !== "json")
     throw new UsageError("--json and --format disagree: give one");
-  const ws = await openWorkspace(opts);
-  const target = await openTarget({ configDir: ws.configDir, readOnly: true });
+  const { ws, target, reads } = await openPlanWorkspace(opts);
   let planned: Plan | undefined;
   const lost = new Map<string, { address: string; id: string; file: string }>();
   const print = (plan: Plan) => {
@@ -121,7 +121,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
     const safety = { ...safetyOptions(opts), ...takeoverOptions(opts, opts.detailedExitcode) };
     const { plan } = await reconcile({
       desired: ws.desired,
-      api: target.api,
+      api: reads?.api ?? target.api,
       store: ws.store,
       options: {
         mode: "plan",
@@ -137,12 +137,14 @@ async function runPlan(opts: PlanOptions): Promise<number> {
         ...targetOptions(opts),
       },
       onEvent: (e) => {
+        reads?.onEvent(e);
         if (e.type === "planned") planned = e.plan;
         else if (e.type === "warning") warn(e.message);
         else if (e.type === "token_lost") lost.set(e.address, e);
         else if (e.type === "token_saved") process.stderr.write(`${progressLine(e, colorErr)}\n`);
       },
     });
+    reads?.save();
     print(plan);
     process.stderr.write(lostTokenWarning([...lost.values()], colorErr));
     if (opts.out) {
