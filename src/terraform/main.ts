@@ -3,8 +3,15 @@
  * wrapper). Run by hand, it explains that Terraform starts it; started by Terraform, it prints the
  * go-plugin handshake line and serves until Terraform asks it to shut down, or Terraform is gone.
  */
-import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, servePlugin } from "./plugin-server.js";
-import { TunnelgwProvider } from "./provider.js";
+import type * as grpc from "@grpc/grpc-js";
+import {
+  MAGIC_COOKIE_KEY,
+  MAGIC_COOKIE_VALUE,
+  PROVIDER_RPCS,
+  type ProviderHandlers,
+  servePlugin,
+} from "./plugin-server.js";
+import { loadProviderSchema, schemaResponse } from "./schema.js";
 
 /** Serves until Terraform stops the provider, or is gone; then exits. */
 async function main(): Promise<void> {
@@ -14,7 +21,7 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  const server = await servePlugin(new TunnelgwProvider().handlers());
+  const server = await servePlugin(lazyHandlers());
   process.stdout.write(`${server.handshake}\n`);
   // Terraform ends its providers with Shutdown or a kill; when Terraform itself is killed (SIGKILL, a
   // crash) neither comes, and a provider left serving outlives it for good (issue 27, defect 4). The
@@ -26,6 +33,29 @@ async function main(): Promise<void> {
   }, 250).unref();
   await server.stopped;
   process.exit(0);
+}
+
+/**
+ * The provider's handlers, its code (engine, client, validation) loaded at the first call that needs
+ * it: Terraform starts the provider three times per plan, and the first start only asks for the
+ * schema, which needs none of it (issue 27 §2.4; bench/README.md).
+ */
+function lazyHandlers(): ProviderHandlers {
+  let provider: Promise<ProviderHandlers> | undefined;
+  const load = () => (provider ??= import("./provider.js").then((m) => new m.TunnelgwProvider().handlers()));
+  const out: ProviderHandlers = {};
+  for (const name of PROVIDER_RPCS) {
+    out[name] = (call: unknown, callback: grpc.sendUnaryData<unknown>) => {
+      load().then(
+        (handlers) =>
+          (handlers[name] as (c: unknown, cb: grpc.sendUnaryData<unknown>) => void)(call, callback),
+        (err: Error) => callback(err),
+      );
+    };
+  }
+  out.GetProviderSchema = (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
+    callback(null, schemaResponse(loadProviderSchema()));
+  return out;
 }
 
 // No top-level await: the installed provider is a CommonJS bundle (scripts/bundle.ts).

@@ -23,6 +23,25 @@ import { selfSignedCertificate } from "./tls.js";
 export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
 export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
+/** The calls of the tfplugin6 Provider service this provider serves (others answer UNIMPLEMENTED). */
+export const PROVIDER_RPCS = [
+  "GetProviderSchema",
+  "ValidateProviderConfig",
+  "ValidateResourceConfig",
+  "ValidateDataResourceConfig",
+  "UpgradeResourceState",
+  "ConfigureProvider",
+  "ReadResource",
+  "PlanResourceChange",
+  "ApplyResourceChange",
+  "ImportResourceState",
+  "ReadDataSource",
+  "StopProvider",
+] as const;
+
+/** One of `PROVIDER_RPCS`. */
+export type ProviderRpc = (typeof PROVIDER_RPCS)[number];
+
 /** The handlers of the tfplugin6 Provider service, by method name. */
 export type ProviderHandlers = grpc.UntypedServiceImplementation;
 

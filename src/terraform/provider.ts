@@ -53,13 +53,8 @@ import {
   terraformWorkspace,
 } from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
-import {
-  blockType,
-  type JsonSchemaEntry,
-  loadProviderSchema,
-  type ProviderSchema,
-  toProtoSchema,
-} from "./schema.js";
+import type { ProviderRpc } from "./plugin-server.js";
+import { blockType, loadProviderSchema, type ProviderSchema, schemaResponse } from "./schema.js";
 import { attributePath, type PathStep, validateConfig } from "./validate.js";
 import {
   changedFields,
@@ -142,8 +137,8 @@ export class TunnelgwProvider {
 
   /** The grpc-js service implementation. */
   handlers(): grpc.UntypedServiceImplementation {
-    const rpcs: Record<string, Handler> = {
-      GetProviderSchema: async () => this.#getSchema(),
+    const rpcs: Record<ProviderRpc, Handler> = {
+      GetProviderSchema: async () => schemaResponse(this.#schema),
       ValidateProviderConfig: async (r) => this.#validateProvider(r),
       ValidateResourceConfig: (r) => this.#validateResource(r),
       ValidateDataResourceConfig: async () => ({ diagnostics: [] }),
@@ -166,18 +161,6 @@ export class TunnelgwProvider {
       };
     }
     return out;
-  }
-
-  #getSchema() {
-    const map = (entries: Record<string, JsonSchemaEntry>) =>
-      Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, toProtoSchema(v)]));
-    return {
-      provider: toProtoSchema(this.#schema.provider),
-      resource_schemas: map(this.#schema.resources),
-      data_source_schemas: map(this.#schema.dataSources),
-      diagnostics: [],
-      server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
-    };
   }
 
   #type(typeName: string | undefined): ResourceType {

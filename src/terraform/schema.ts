@@ -135,6 +135,19 @@ function asCollection(mode: string): "list" | "set" | "map" {
   return mode === "set" ? "set" : mode === "map" ? "map" : "list";
 }
 
+/** The protocol-6 `GetProviderSchema` response for `schema`. */
+export function schemaResponse(schema: ProviderSchema): Record<string, unknown> {
+  const map = (entries: Record<string, JsonSchemaEntry>) =>
+    Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, toProtoSchema(v)]));
+  return {
+    provider: toProtoSchema(schema.provider),
+    resource_schemas: map(schema.resources),
+    data_source_schemas: map(schema.dataSources),
+    diagnostics: [],
+    server_capabilities: { plan_destroy: false, get_provider_schema_optional: false },
+  };
+}
+
 /** A protocol-6 `Schema` message for one entry. */
 export function toProtoSchema(entry: JsonSchemaEntry): object {
   return { version: entry.version, block: toProtoBlock(entry.block, entry.version) };
