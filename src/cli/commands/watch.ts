@@ -7,6 +7,7 @@
  * in flight finish and the state lock is released). A second signal exits at once (130). Flag errors
  * and an unusable health port fail at startup (exit 1), before anything runs.
  */
+import { setFlagsFromString } from "node:v8";
 import { Option } from "commander";
 import { formatDuration, parseDuration } from "../../duration.js";
 import { ExitCode, UsageError } from "../../errors.js";
@@ -107,6 +108,19 @@ Exits 0 on SIGINT or SIGTERM, after the calls in flight finish. See docs/watch.m
     });
 };
 
+/**
+ * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's flag
+ * `--heap-growing-percent`, read at each collection). A watcher keeps a large state for good and makes
+ * a whole plan's worth of garbage per reconcile: left to V8's own factor (up to 4x when collecting is
+ * cheap), a watcher of 100,000 resources that keeps 400 MB peaked at 1.7 GB (bench/README.md).
+ */
+const WATCH_HEAP_GROWING_PERCENT = 100;
+
+/** Bounds the heap's growth between full collections for this long-running process. */
+function boundHeapGrowth(): void {
+  setFlagsFromString(`--heap-growing-percent=${WATCH_HEAP_GROWING_PERCENT}`);
+}
+
 async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
   const durations = parseDurations(flags);
   if (flags.git !== undefined && (flags.file ?? []).length > 0) {
@@ -120,6 +134,7 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
   ) {
     throw new UsageError("--branch, --path and --data-dir go with --git");
   }
+  boundHeapGrowth();
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     // A second signal: exit now (locks die with the process or are taken over as stale).
