@@ -8,7 +8,9 @@
  *   marker that no record names, since those are found only through their markers: a configured
  *   address of the kind has no record (adopt it rather than create it again), the state was never
  *   written, or the state says so (`StateListing.unrecorded`: a create was sent, `tgw state rm`, a
- *   state put back by hand). A kind neither configured, recorded nor unrecorded is not read at all.
+ *   state put back by hand), or a `removed:` entry's address has no record (another workspace's
+ *   object may carry its marker, which the entry takes out). A kind neither configured, recorded,
+ *   removed nor unrecorded is not read at all.
  * - A kind read by GETs is listed too when one of its recorded objects is gone (the plan would make it
  *   again, unless another workspace already made the address's object, found by its marker), or
  *   carries another marker than its record's (another workspace took it over, a rename...).
@@ -22,8 +24,9 @@
 import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 import { type Api, ApiError } from "../client/index.js";
+import { parseAddress } from "../model/address.js";
 import type { DesiredState } from "../model/desired.js";
-import { getKind } from "../model/index.js";
+import { collections, getKind } from "../model/index.js";
 import type { StateSnapshot } from "../state/store.js";
 import { readsByGet, unrecordedKinds } from "./listing.js";
 import { emptyLiveState, type LiveState, liveObject } from "./live.js";
@@ -65,6 +68,12 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
       if (marker && state.resources[r.address] === undefined) mustList.add(r.kind);
     }
   }
+  // A `removed:` entry without a record: an object carrying its marker (made by another workspace)
+  // is found only by listing its kind, and the entry must take that marker out.
+  for (const address of marker ? (desired.removed ?? []) : []) {
+    const kind = state.resources[address] ? undefined : collectionKind(address);
+    if (kind) mustList.add(kind);
+  }
   for (const record of Object.values(state.resources)) {
     if (getKind(record.kind).module) modules.set(record.id, record.kind);
     else idsOf(record.kind).set(record.id, record.address);
@@ -91,6 +100,12 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([path, kind]) => ({ path, kind })),
   };
+}
+
+/** The collection kind of a resource address (`api_keys.ci` -> `api_key`), if any. */
+function collectionKind(address: string): string | undefined {
+  const collection = parseAddress(address)?.collection;
+  return collection === undefined ? undefined : collections().get(collection)?.kind;
 }
 
 /** Options of `refresh`. */

@@ -225,6 +225,20 @@ describe("journeys found by the random run", () => {
 
   // Rule 2 gave d the object the old state records (now marked a); the object the second workspace
   // made for d kept d's marker and was neither matched nor pruned: two objects carried d's marker.
+  // The refresh did not list a kind that only a `removed:` entry names: the object another workspace
+  // marked for that address kept the marker, and a later apply without the entry would prune it.
+  it("removed: an address another workspace's object carries the marker of, with no record here: the marker is taken out (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [
+        new StopManaging(0),
+        new SecondWorkspace(),
+        new Import("api_keys.c", "one"),
+        new StopManaging(0),
+        new SecondWorkspace(),
+      ],
+    ));
+
   it("an older state copy restored after a second workspace applied: one object per marker after apply (fixed)", () =>
     journey(
       [["tunnel_group_backends.d", "one"]],
