@@ -78,7 +78,11 @@ export function forgetReads(
   env: Record<string, string | undefined> = process.env,
 ): void {
   if (target.kind !== "remote") return;
-  rmSync(readsFile(target.identity.url, target.identity.key, workspaceText(opts), env), { force: true });
+  try {
+    rmSync(readsFile(target.identity.url, target.identity.key, workspaceText(opts), env), { force: true });
+  } catch {
+    // A cache that cannot be written: the next plan sends reads not needed, as after any edit.
+  }
 }
 
 /** The reads of a plan through `client`, remembered in `file`. */
