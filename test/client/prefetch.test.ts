@@ -2,7 +2,8 @@
  * Reads sent early (src/client/prefetch.ts), against the reference server: whatever reads were
  * remembered (the ones asked for, others, paths that do not exist, queries in another order), every
  * GET through the `PrefetchingApi` answers what the same GET answers without it, each remembered read
- * is sent at most once, and nothing is sent that was neither remembered nor asked for.
+ * is sent at most once (a read remembered twice too), and nothing is sent that was neither remembered
+ * nor asked for.
  */
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,7 +77,7 @@ describe("PrefetchingApi", () => {
           await settle();
           server.resetRequests();
           const early = new PrefetchingApi(api);
-          expect(early.prefetch(file)).toBe(remembered.length);
+          expect(early.prefetch(file)).toBe(new Set(JSON.parse(readFileSync(file, "utf8"))).size);
           if (waitFirst) await new Promise((r) => setTimeout(r, 20));
           const answers = await Promise.all(
             asked.map((r) => outcome(early.get(r.path, r.query ? { query: r.query } : {}))),
