@@ -97,7 +97,7 @@ export function modulePath(resource: DesiredResource): string {
  * Matches `resources` (all of desired state, or none for a destroy) with live objects.
  */
 export function matchOwnership(input: {
-  desired: Pick<DesiredState, "stack" | "ownership">;
+  desired: Pick<DesiredState, "stack" | "ownership" | "removed">;
   resources: DesiredResource[];
   live: LiveState;
   state: StateSnapshot;
@@ -143,6 +143,7 @@ function newContext(input: Parameters<typeof matchOwnership>[0]): Context {
     state: input.state,
     claimed: new Map(),
     wanted: new Set(input.resources.map((r) => r.address)),
+    removed: new Set(input.desired.removed ?? []),
   };
 }
 
@@ -155,6 +156,8 @@ interface Context {
   claimed: Map<string, string>;
   /** The desired addresses. */
   wanted: ReadonlySet<string>;
+  /** The addresses of `removed:` entries: their objects are kept, unmanaged. */
+  removed: ReadonlySet<string>;
   /** See `markedAddresses`. */
   markedAddresses?: Map<string, "this lineage" | "another lineage">;
 }
@@ -175,8 +178,8 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  *   orphan, where the record keeps it);
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
- * - a marker of another workspace's lineage naming an address the configuration has, when the
- *   record's own address is not wanted or some object carries its marker.
+ * - a marker of another workspace's lineage naming an address the configuration has (or a `removed:`
+ *   entry keeps), when the record's own address is not wanted or some object carries its marker.
  * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
  * nothing the configuration names.
  */
@@ -185,8 +188,10 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   if (!ctx.useMarkers || m === undefined || m.stack !== ctx.stack || m.address === address) return false;
   if (m.lineage === undefined) return false;
   const markedFor = markedAddresses(ctx).get(address);
-  if (m.lineage !== ctx.state.lineage)
-    return ctx.wanted.has(m.address) && (!ctx.wanted.has(address) || markedFor !== undefined);
+  if (m.lineage !== ctx.state.lineage) {
+    const kept = ctx.wanted.has(m.address) || ctx.removed.has(m.address);
+    return kept && (!ctx.wanted.has(address) || markedFor !== undefined);
+  }
   if (m.serial !== undefined && m.serial > ctx.state.serial && ctx.wanted.has(m.address)) return true;
   return markedFor === "another lineage";
 }

@@ -120,6 +120,8 @@ interface Row {
   serial?: number;
   ownership?: "marker" | "state-only";
   moves?: Move[];
+  /** `removed:` entries. */
+  removed?: string[];
   destroy?: boolean;
   /** Kinds the refresh did not list completely. */
   unlisted?: string[];
@@ -137,7 +139,10 @@ interface Row {
 
 function outcome(row: Row) {
   const plan = makePlan({
-    desired: desired(row.desired.map(want), row.ownership ?? "marker"),
+    desired: {
+      ...desired(row.desired.map(want), row.ownership ?? "marker"),
+      ...(row.removed ? { removed: row.removed } : {}),
+    },
     live: liveOf(row.live ?? [], row.unlisted ?? []),
     state: row.serial === undefined ? state(row.state ?? []) : state(row.state ?? [], row.serial),
     ...(row.moves ? { moves: row.moves } : {}),
@@ -919,6 +924,27 @@ const groups: Record<string, Row[]> = {
         ],
       ],
       adopted: ["tunnel_group_backends.b"],
+    },
+    {
+      name: "state mv a->b here, another workspace changed a (its lineage) and applied b, then removed: a -> its b stands, the object marked a is kept",
+      desired: ["tunnel_group_backends.b"],
+      removed: ["tunnel_group_backends.a"],
+      live: [
+        obj("bkdtg_1", mine("tunnel_group_backends.a", FOREIGN)),
+        obj("bkdtg_2", mine("tunnel_group_backends.b", FOREIGN)),
+      ],
+      state: [rec("tunnel_group_backends.b", "bkdtg_1")],
+      serial: 2,
+      expect: [
+        [
+          "tunnel_group_backends.a",
+          "forget",
+          "removed: its ownership marker is taken out of its metadata, its state record dropped",
+        ],
+        ["tunnel_group_backends.b", "no-op", RECOVERED],
+      ],
+      adopted: ["tunnel_group_backends.b"],
+      foreign: [{ lineage: FOREIGN, objects: 1 }],
     },
     {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",

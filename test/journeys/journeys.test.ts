@@ -239,6 +239,21 @@ describe("journeys found by the random run", () => {
       ],
     ));
 
+  // As the case above, with `a` given another description (the other workspace's PATCH gave its marker
+  // that workspace's lineage) and kept by a `removed:` entry: the record of b kept the object and
+  // deleted the other workspace's b. A `removed:` entry keeps its object, as a configured address does.
+  it("state mv a b, a added again and changed, a second workspace applies, then removed: a: its b stands, a is kept (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [
+        new RenameStateMv(0, "b"),
+        new Add("api_keys.a", "two"),
+        new SecondWorkspace(),
+        new StopManaging(0),
+        new WatchTick(),
+      ],
+    ));
+
   it("an older state copy restored after a second workspace applied: one object per marker after apply (fixed)", () =>
     journey(
       [["tunnel_group_backends.d", "one"]],
