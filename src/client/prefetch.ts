@@ -11,10 +11,8 @@
  * configuration: a plan changes nothing, and an answer a second old is as good as the refresh's own.
  * `tgw apply` reads after taking the state lock (docs/plan.md > Reads sent early).
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { userCacheDir } from "../cache-dir.js";
+import { join } from "node:path";
+import { hashedJsonFile, readJsonFile, userCacheDir, writeJsonFile } from "../cache-dir.js";
 import type { Api, HttpMethod, ListOptions, Query, RequestOptions } from "./client.js";
 
 /**
@@ -34,10 +32,12 @@ export function readsFile(
   workspace: string,
   env: Record<string, string | undefined> = process.env,
 ): string {
-  const digest = createHash("sha256")
-    .update(`tgw-reads\n${apiUrl}\n${apiKeyDigest ?? ""}\n${workspace}`)
-    .digest("hex");
-  return join(userCacheDir(env), "reads", `${digest.slice(0, 32)}.json`);
+  return hashedJsonFile(join(userCacheDir(env), "reads"), [
+    "tgw-reads",
+    apiUrl,
+    apiKeyDigest ?? "",
+    workspace,
+  ]);
 }
 
 /**
@@ -67,12 +67,7 @@ export class PrefetchingApi implements Api {
    * are; a missing or unreadable file holds none.
    */
   prefetch(file: string): number {
-    let keys: unknown;
-    try {
-      keys = JSON.parse(readFileSync(file, "utf8"));
-    } catch {
-      return 0;
-    }
+    const keys = readJsonFile(file);
     if (!Array.isArray(keys)) return 0;
     this.#waiting = new Set(keys.filter((k): k is string => typeof k === "string" && k.startsWith("/")));
     const count = this.#waiting.size;
@@ -104,12 +99,7 @@ export class PrefetchingApi implements Api {
    * that cannot be written costs the next run its hint.
    */
   save(file: string): void {
-    try {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      writeFileSync(file, JSON.stringify(this.#read), { mode: 0o600 });
-    } catch {
-      // best effort (see the docstring)
-    }
+    writeJsonFile(file, this.#read);
   }
 
   get<T = unknown>(path: string, options: Omit<RequestOptions, "body"> = {}): Promise<T> {

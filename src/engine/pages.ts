@@ -10,10 +10,8 @@
  * refuses (400) makes the kind read as a plain list. The result is the whole list, as a plain read
  * gives it (items in list order, an item that two pages both hold given once).
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { userCacheDir } from "../cache-dir.js";
+import { hashedJsonFile, readJsonFile, userCacheDir, writeJsonFile } from "../cache-dir.js";
 import { type Api, ApiError } from "../client/index.js";
 import type { KindDescriptor } from "../model/index.js";
 import type { StateApi } from "../state/store.js";
@@ -37,17 +35,9 @@ export function openPageCursors(
   api: StateApi,
   env: Record<string, string | undefined> = process.env,
 ): PageCursors {
-  const digest = createHash("sha256")
-    .update(`tgw-page-cursors\n${api.url}\n${api.key ?? ""}`)
-    .digest("hex");
-  const file = join(userCacheDir(env), "pages", `${digest.slice(0, 32)}.json`);
-  let kinds: Record<string, string[]> = {};
-  try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    if (typeof data === "object" && data !== null) kinds = data as Record<string, string[]>;
-  } catch {
-    // none yet
-  }
+  const file = hashedJsonFile(join(userCacheDir(env), "pages"), ["tgw-page-cursors", api.url, api.key ?? ""]);
+  const data = readJsonFile(file);
+  const kinds = (typeof data === "object" && data !== null ? data : {}) as Record<string, string[]>;
   let changed = false;
   return {
     get: (kind) => (Array.isArray(kinds[kind]) ? kinds[kind] : undefined),
@@ -56,13 +46,7 @@ export function openPageCursors(
       kinds[kind] = cursors;
     },
     save: () => {
-      if (!changed) return;
-      try {
-        mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
-        writeFileSync(file, JSON.stringify(kinds), { mode: 0o600 });
-      } catch {
-        // best effort (see the docstring)
-      }
+      if (changed) writeJsonFile(file, kinds);
     },
   };
 }
