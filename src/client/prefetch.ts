@@ -17,7 +17,7 @@ import type { Api, HttpMethod, ListOptions, Query, RequestOptions } from "./clie
 
 /**
  * Reads in flight at once while the configuration loads: twice the refresh's, as the load lets the
- * event loop turn only every few milliseconds (16 left about half the wait: bench/README.md).
+ * event loop turn only every few milliseconds, and each turn should find enough answers to use it.
  */
 const IN_FLIGHT = 32;
 

@@ -112,7 +112,7 @@ Exits 0 on SIGINT or SIGTERM, after the calls in flight finish. See docs/watch.m
  * How far V8 lets the heap grow past what the last full collection kept, in percent (V8's flag
  * `--heap-growing-percent`, read at each collection). A watcher keeps a large state for good and makes
  * a whole plan's worth of garbage per reconcile: left to V8's own factor (up to 4x when collecting is
- * cheap), a watcher of 100,000 resources that keeps 400 MB peaked at 1.7 GB (bench/README.md).
+ * cheap), its peak is mostly that garbage, not what it keeps (figures: bench/README.md).
  */
 const WATCH_HEAP_GROWING_PERCENT = 100;
 
