@@ -10,6 +10,8 @@
  *    address and was written after this state (this lineage, a marker serial above the state's: an
  *    older copy of the state was put back), or by another workspace (another lineage) for an address
  *    the configuration has, unless the record's address is wanted too and no object carries its marker.
+ *    A record whose object carries no marker (a `removed:` entry took it out) is stale when an object
+ *    it does not record carries the address's marker, of another lineage or written after this state.
  * 3. Otherwise, a live object carrying this stack's marker for the address is that object (the state
  *    was lost or is stale, or a create's state write was cut off): it is adopted, not created again.
  * 4. Two live objects carrying one address's marker (two workspaces of one stack applied at once, each
@@ -160,6 +162,8 @@ interface Context {
   removed: ReadonlySet<string>;
   /** See `markedAddresses`. */
   markedAddresses?: Map<string, "this lineage" | "another lineage">;
+  /** The addresses marked on unrecorded objects by this lineage after this state (a higher serial). */
+  markedSince?: Set<string>;
 }
 
 /**
@@ -185,7 +189,9 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  */
 function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   const m = obj.marker;
-  if (!ctx.useMarkers || m === undefined || m.stack !== ctx.stack || m.address === address) return false;
+  if (!ctx.useMarkers) return false;
+  if (m === undefined) return unmarkedSince(ctx, address);
+  if (m.stack !== ctx.stack || m.address === address) return false;
   if (m.lineage === undefined) return false;
   const markedFor = markedAddresses(ctx).get(address);
   if (m.lineage !== ctx.state.lineage) {
@@ -197,22 +203,36 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
 }
 
 /**
+ * Whether the record of `address`, whose object carries no marker (a `removed:` entry took it out, or
+ * it was never written), yields to an object the state does not record that carries the address's
+ * marker, written by another workspace or after this state (an older copy of the state was put back):
+ * the object was let go since and the marked one made for the address (rule 2's exception).
+ */
+function unmarkedSince(ctx: Context, address: string): boolean {
+  return markedAddresses(ctx).get(address) === "another lineage" || ctx.markedSince?.has(address) === true;
+}
+
+/**
  * The addresses that the markers of this stack name on live objects the state does not record (a
  * recorded object's record speaks for it): `another lineage` when one of them carries another lineage
- * than this state's, else `this lineage`. Made when first needed.
+ * than this state's, else `this lineage`. Made when first needed, with `ctx.markedSince`.
  */
 function markedAddresses(ctx: Context): Map<string, "this lineage" | "another lineage"> {
   if (ctx.markedAddresses === undefined) {
     const marked = new Map<string, "this lineage" | "another lineage">();
+    const since = new Set<string>();
     const recorded = new Set(Object.values(ctx.state.resources).map((r) => r.id));
     for (const o of ctx.live.objects.values()) {
       const m = o.marker;
-      if (m?.stack !== ctx.stack || recorded.has(o.id) || marked.get(m.address) === "another lineage")
-        continue;
+      if (m?.stack !== ctx.stack || recorded.has(o.id)) continue;
+      if (m.lineage === ctx.state.lineage && m.serial !== undefined && m.serial > ctx.state.serial)
+        since.add(m.address);
+      if (marked.get(m.address) === "another lineage") continue;
       const foreign = m.lineage !== undefined && m.lineage !== ctx.state.lineage;
       marked.set(m.address, foreign ? "another lineage" : "this lineage");
     }
     ctx.markedAddresses = marked;
+    ctx.markedSince = since;
   }
   return ctx.markedAddresses;
 }

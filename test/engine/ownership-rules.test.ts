@@ -794,6 +794,53 @@ const groups: Record<string, Row[]> = {
       deletes: ["ak_2"],
     },
     {
+      name: "an older state copy's record of an object let go since (removed:), the address marked again since -> the marked object is kept, the other left alone",
+      // Found by a 2,000-sequence journey run: removed: a applied, a added again and applied, then the
+      // state file of before put back. The record kept the let-go object and deleted the new one.
+      desired: ["tunnel_group_backends.a"],
+      live: [obj("bkdtg_1"), obj("bkdtg_2", written("tunnel_group_backends.a", 4))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [["tunnel_group_backends.a", "no-op", RECOVERED]],
+      adopted: ["tunnel_group_backends.a"],
+    },
+    {
+      name: "the same, the configuration no longer having the address -> the marked object is pruned, the other left alone",
+      desired: [],
+      live: [obj("bkdtg_1"), obj("bkdtg_2", written("tunnel_group_backends.a", 4))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [["tunnel_group_backends.a", "delete", REMOVED_BY_MARKER]],
+      forget: ["tunnel_group_backends.a"],
+      deletes: ["bkdtg_2"],
+    },
+    {
+      name: "a record of an unmarked object, another workspace's object marked for the address -> that object is kept, the other left alone",
+      desired: ["tunnel_group_backends.a"],
+      live: [obj("bkdtg_1"), obj("bkdtg_2", mine("tunnel_group_backends.a", FOREIGN))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [["tunnel_group_backends.a", "no-op", RECOVERED]],
+      adopted: ["tunnel_group_backends.a"],
+      foreign: [{ lineage: FOREIGN, objects: 1 }],
+    },
+    {
+      name: "a record of an unmarked object, a marker of this lineage written before this state -> the record decides, the other is a duplicate",
+      desired: ["tunnel_group_backends.a"],
+      live: [obj("bkdtg_1"), obj("bkdtg_2", written("tunnel_group_backends.a", 2))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [
+        ["tunnel_group_backends.a", "update", MARKER_MISSING],
+        [
+          "tunnel_group_backends.a#duplicate:bkdtg_2",
+          "delete",
+          keptByState("tunnel_group_backends.a", "bkdtg_1"),
+        ],
+      ],
+      deletes: ["bkdtg_2"],
+    },
+    {
       name: "an older state copy restored after renames were applied -> the markers decide, nothing deleted or made",
       // Found by a 2,000-sequence journey run: c renamed a and b renamed c (state mv, applied), then the
       // state file of before the renames put back: its records name the objects by their old addresses.

@@ -467,4 +467,34 @@ describe("journeys found by the random run", () => {
       [["api_keys.b", "one"]],
       [new StopManaging(0), new LoseStateTakeover(), new Import("api_keys.b", "one"), new Apply()],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04: a `removed:` entry applied, the address added again
+  // and made anew, then the state file of before put back: its record of the object let go kept the
+  // address (the object carries no marker any more) and the new object, marked since, was deleted as
+  // a duplicate. The newer marker now decides; the object let go is left alone.
+  it("an older state copy's record of an object let go with removed: yields to the object marked since (fixed)", () =>
+    journey(
+      [["tunnel_group_backends.a", "one"]],
+      [
+        new StopManaging(0),
+        new Apply(),
+        new Add("tunnel_group_backends.a", "one"),
+        new Apply(),
+        new OlderState(0),
+      ],
+    ));
+
+  // The same with another workspace making the new object (its lineage in the marker): the takeover
+  // deleted it for the record of the object let go.
+  it("an older state copy's record of an object let go with removed: yields to another workspace's object (fixed)", () =>
+    journey(
+      [["tunnel_group_backends.a", "one"]],
+      [
+        new StopManaging(0),
+        new InterruptedApply(3),
+        new Add("tunnel_group_backends.a", "one"),
+        new OlderState(0),
+        new SecondWorkspace(),
+      ],
+    ));
 });
