@@ -20,8 +20,8 @@
  *    oldest (`created_at`, then id) of the address's own kind. When rule 2 gave the address an
  *    object that does not carry its marker yet (a `moved:` entry, an imported object), that object is
  *    kept and every object carrying the marker is a duplicate. An object rule 2 gave to another
- *    address, or that the state records as the deposed half of an unfinished replace, is not a
- *    duplicate.
+ *    address, that the state records as the deposed half of an unfinished replace, or that it records
+ *    under an address a `removed:` entry keeps, is not a duplicate.
  * 5. Owned objects the configuration no longer has (recorded in the state, or marked by this stack)
  *    are orphans: the plan deletes them. A module is an orphan only when the state says tgw set it.
  * 6. State records whose object is gone, or now carries another stack's marker, are forgotten; live
@@ -178,8 +178,8 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * Whether the state's record of `address` yields to `obj`'s marker, which names another address of
  * this stack (rule 2's exception):
  * - a marker of this lineage written after this state (a higher serial: an older copy of the state
- *   was put back) naming an address the configuration has (one it lacks would make the object an
- *   orphan, where the record keeps it);
+ *   was put back) naming an address the configuration has or a `removed:` entry keeps (one it lacks
+ *   would make the object an orphan, where the record keeps it);
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has (or a `removed:`
@@ -194,11 +194,9 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   if (m.stack !== ctx.stack || m.address === address) return false;
   if (m.lineage === undefined) return false;
   const markedFor = markedAddresses(ctx).get(address);
-  if (m.lineage !== ctx.state.lineage) {
-    const kept = ctx.wanted.has(m.address) || ctx.removed.has(m.address);
-    return kept && (!ctx.wanted.has(address) || markedFor !== undefined);
-  }
-  if (m.serial !== undefined && m.serial > ctx.state.serial && ctx.wanted.has(m.address)) return true;
+  const kept = ctx.wanted.has(m.address) || ctx.removed.has(m.address);
+  if (m.lineage !== ctx.state.lineage) return kept && (!ctx.wanted.has(address) || markedFor !== undefined);
+  if (m.serial !== undefined && m.serial > ctx.state.serial && kept) return true;
   return markedFor === "another lineage";
 }
 
@@ -303,19 +301,20 @@ function matchByStateAndPath(
 
 /**
  * The live objects carrying this stack's marker, by the address it names (rule 4's input): not the
- * deposed halves of replaces, nor objects rules 1 and 2 gave to another address. Kinds come first
- * in each list: objects of the address's own kind before any other (a marker copied by hand).
+ * deposed halves of replaces, nor objects rules 1 and 2 gave to another address, nor objects a
+ * `removed:` entry keeps by its record. Kinds come first in each list: objects of the address's own
+ * kind before any other (a marker copied by hand).
  */
 function markedObjects(ctx: Context): Map<string, LiveObject[]> {
   const marked = new Map<string, LiveObject[]>();
   if (!ctx.useMarkers) return marked;
-  const deposedIds = new Set(
+  const skipped = new Set(
     Object.values(ctx.state.resources)
-      .filter((r) => r.address.endsWith(DEPOSED_SUFFIX))
+      .filter((r) => r.address.endsWith(DEPOSED_SUFFIX) || keptByRemoved(ctx, r))
       .map((r) => r.id),
   );
   for (const o of ctx.live.objects.values()) {
-    if (o.marker?.stack !== ctx.stack || deposedIds.has(o.id)) continue;
+    if (o.marker?.stack !== ctx.stack || skipped.has(o.id)) continue;
     const owner = ctx.claimed.get(o.id);
     if (owner !== undefined && owner !== o.marker.address) continue;
     const list = marked.get(o.marker.address) ?? [];
@@ -329,6 +328,17 @@ function markedObjects(ctx: Context): Map<string, LiveObject[]> {
       marked.set(address, [...list.filter((o) => o.kind === kind), ...list.filter((o) => o.kind !== kind)]);
   }
   return marked;
+}
+
+/**
+ * Whether `record` is of an address a `removed:` entry names and its object is that entry's to keep
+ * (the record is not stale): after `tgw state mv d b` and `removed: b`, the object still marked d is
+ * b's, not a duplicate of a new d.
+ */
+function keptByRemoved(ctx: Context, record: StateRecord): boolean {
+  if (!ctx.removed.has(record.address)) return false;
+  const obj = ours(ctx, ctx.live.objects.get(record.id));
+  return obj !== undefined && !staleRecord(ctx, record.address, obj);
 }
 
 /** Rule 3 for a resource rules 1 and 2 left: its marker's object, else its record's, else none. */

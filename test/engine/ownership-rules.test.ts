@@ -994,6 +994,48 @@ const groups: Record<string, Row[]> = {
       foreign: [{ lineage: FOREIGN, objects: 1 }],
     },
     {
+      name: "state mv d->b, removed: b, then moved: a -> d -> the object still marked d is b's, kept; the move takes d",
+      // Found by a 2,000-sequence journey run: the object removed: b keeps was a duplicate of the moved d.
+      desired: ["tunnel_group_backends.d"],
+      removed: ["tunnel_group_backends.b"],
+      live: [
+        obj("bkdtg_1", written("tunnel_group_backends.d", 1)),
+        obj("bkdtg_2", written("tunnel_group_backends.a", 1)),
+      ],
+      state: [rec("tunnel_group_backends.b", "bkdtg_1"), rec("tunnel_group_backends.a", "bkdtg_2")],
+      serial: 2,
+      moves: [{ from: "tunnel_group_backends.a", to: "tunnel_group_backends.d" }],
+      expect: [
+        [
+          "tunnel_group_backends.b",
+          "forget",
+          "removed: its ownership marker is taken out of its metadata, its state record dropped",
+        ],
+        [
+          "tunnel_group_backends.d",
+          "update",
+          "moved from tunnel_group_backends.a (its ownership marker is rewritten)",
+        ],
+      ],
+      forget: ["tunnel_group_backends.a"],
+    },
+    {
+      name: "an older state copy's record of c, the object marked a since, removed: a -> the object is a's, kept",
+      desired: [],
+      removed: ["api_keys.a"],
+      live: [obj("ak_1", written("api_keys.a", 4))],
+      state: [rec("api_keys.c", "ak_1")],
+      serial: 2,
+      expect: [
+        [
+          "api_keys.a",
+          "forget",
+          "removed: its ownership marker is taken out of its metadata, its state record dropped",
+        ],
+      ],
+      forget: ["api_keys.c"],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

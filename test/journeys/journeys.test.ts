@@ -497,4 +497,27 @@ describe("journeys found by the random run", () => {
         new SecondWorkspace(),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-11-28, reproduced on 2026-12-04: state mv d b, then b kept
+  // with removed: and a renamed d with moved:. The object the removed: entry keeps still carried d's
+  // marker and was deleted as a duplicate of the moved d; a removed: entry's object is never a duplicate.
+  it("state mv d b, removed: b, moved: a -> d: b's object is kept, not a duplicate of d (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.d", "one"],
+        ["tunnel_group_backends.a", "one"],
+        ["tunnel_group_backends.c", "one"],
+      ],
+      [new RenameStateMv(3, "b"), new StopManaging(2), new StopManaging(0), new RenameMoved(2, "d")],
+    ));
+
+  // Found by a 2,000-sequence run on 2026-12-04: state mv c a applied (the marker rewritten to a), an
+  // older state copy recording c put back, then removed: a. The copy's record of c kept the object,
+  // which was pruned as c; a marker written since naming an address a removed: entry keeps now wins.
+  it("an older copy's record of c, the object marked a since, then removed: a: the object is kept (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [new RenameStateMv(0, "a"), new Apply(), new OlderState(0), new StopManaging(0)],
+    ));
 });
