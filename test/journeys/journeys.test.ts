@@ -520,4 +520,21 @@ describe("journeys found by the random run", () => {
       [["api_keys.c", "one"]],
       [new RenameStateMv(0, "a"), new Apply(), new OlderState(0), new StopManaging(0)],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04 (as old as the refresh that follows the configuration):
+  // another workspace made a's object in a kind this one neither configures nor records, then a left
+  // the configuration. This workspace does not read that kind (docs/state.md > What a refresh reads):
+  // the object is the other workspace's to prune, until a configured b makes this one list the kind.
+  it("another workspace's object in a kind this one does not read is pruned once the kind is read here", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [
+        new Add("tunnel_group_backends.a", "one"),
+        new SecondWorkspace(),
+        new Remove(3),
+        new Apply(),
+        new Add("tunnel_group_backends.b", "one"),
+        new Apply(),
+      ],
+    ));
 });

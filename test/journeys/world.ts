@@ -23,6 +23,7 @@ import {
   reconcile,
   UnsafePlanError,
 } from "../../src/engine/index.js";
+import { unrecordedKinds } from "../../src/engine/listing.js";
 import { UsageError } from "../../src/errors.js";
 import type { DesiredState } from "../../src/model/desired.js";
 import { collections, decodeMetadata } from "../../src/model/index.js";
@@ -274,7 +275,7 @@ function fail(message: string): never {
  * Then the model learns the ids.
  */
 export async function checkConverged(world: World, model: Model, workspace: Workspace, applied: Run) {
-  const owned = await ownedObjects(world);
+  const owned = await unseenLeftOut(world, model, workspace, await ownedObjects(world));
   const byAddress = new Map<string, Owned[]>();
   for (const o of owned) byAddress.set(o.address, [...(byAddress.get(o.address) ?? []), o]);
   const desired = [...model.desired.keys()].sort();
@@ -300,6 +301,21 @@ export async function checkConverged(world: World, model: Model, workspace: Work
   model.ids = new Map([...byAddress].map(([address, list]) => [address, (list[0] as Owned).id]));
   model.mayChange.clear();
   model.unmarked.clear();
+}
+
+/**
+ * `owned` without the objects this workspace's refresh does not read, as docs/state.md > "What a
+ * refresh reads" says: made by another workspace (another lineage) in a kind that this workspace
+ * neither configures, records, names in a `removed:` entry, nor has in `listing.unrecorded`.
+ */
+async function unseenLeftOut(world: World, model: Model, workspace: Workspace, owned: Owned[]) {
+  const state = await storeOf(world, workspace).read();
+  const read = unrecordedKinds(state);
+  for (const a of [...model.desired.keys(), ...model.removed]) read.add(kindOf(a).kind);
+  for (const r of Object.values(state.resources)) read.add(r.kind);
+  return owned.filter(
+    (o) => read.has(kindOf(o.address).kind) || o.lineage === undefined || o.lineage === state.lineage,
+  );
 }
 
 /** Every object a `removed:` entry keeps is live and carries no marker of this stack. */
