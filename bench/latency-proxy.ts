@@ -11,6 +11,11 @@ export interface LatencyProxy {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
+  /**
+   * Sets the round trip (ms; 0: none, chunks relayed at once) of connections opened and chunks sent
+   * from now on. Call it between runs: a chunk sent after a shorter setting can overtake one before it.
+   */
+  setRtt(rttMs: number): void;
   close(): Promise<void>;
 }
 
@@ -19,9 +24,9 @@ export interface LatencyProxy {
  * @throws Error when the port cannot be bound
  */
 export async function startLatencyProxy(targetPort: number, rttMs: number, port = 0): Promise<LatencyProxy> {
-  const half = rttMs / 2;
+  let rtt = rttMs;
   const sockets = new Set<Socket>();
-  const later = (f: () => void) => setTimeout(f, half);
+  const later = (f: () => void) => (rtt === 0 ? f() : setTimeout(f, rtt / 2));
   const track = (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -49,7 +54,7 @@ export async function startLatencyProxy(targetPort: number, rttMs: number, port 
       };
       client.on("error", fail);
       upstream.on("error", fail);
-    }, rttMs);
+    }, rtt);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -59,6 +64,9 @@ export async function startLatencyProxy(targetPort: number, rttMs: number, port 
   return {
     url: `http://127.0.0.1:${bound}`,
     port: bound,
+    setRtt: (ms) => {
+      rtt = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
