@@ -277,19 +277,9 @@ export class ApiClient implements Api {
     let url: URL | undefined = this.#url(path, { ...options.query, limit });
     while (url !== undefined) {
       const { status, value } = await this.#send("GET", url, undefined, options.signal);
-      const page = isRecord(value) ? value : {};
-      const items = page[listKey];
       const where = this.#displayPath(url, true);
-      if (!Array.isArray(items)) {
-        throw new ApiError({
-          method: "GET",
-          path: where,
-          status,
-          message: `the response has no list "${listKey}"`,
-        });
-      }
-      for (const item of items) yield item as T;
-      url = this.#nextPage(page.next_page_uri, url, where, status);
+      for (const item of pageItems(value, listKey, where, status)) yield item as T;
+      url = this.#nextPage(isRecord(value) ? value.next_page_uri : undefined, url, where, status);
     }
   }
 
@@ -616,6 +606,18 @@ function notSent(down: Attempt): Attempt {
 
 function closedError(): TgwError {
   return new TgwError("closed", "the API client is closed");
+}
+
+/**
+ * The items of a list page: the array under its envelope key `listKey` (docs/api.md > Conventions common to all operations).
+ * @throws ApiError (a GET of `path` answered `status`) when the page has no such array
+ */
+export function pageItems(page: unknown, listKey: string, path: string, status: number): unknown[] {
+  const items = isRecord(page) ? page[listKey] : undefined;
+  if (!Array.isArray(items)) {
+    throw new ApiError({ method: "GET", path, status, message: `the response has no list "${listKey}"` });
+  }
+  return items;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

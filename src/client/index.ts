@@ -10,6 +10,7 @@ export {
   type ApiClientOptions,
   type HttpMethod,
   type ListOptions,
+  pageItems,
   type Query,
   type RequestOptions,
   type ResponseEvent,

@@ -12,7 +12,7 @@
  */
 import { join } from "node:path";
 import { hashedJsonFile, readJsonFile, userCacheDir, writeJsonFile } from "../cache-dir.js";
-import { type Api, ApiError } from "../client/index.js";
+import { type Api, ApiError, pageItems } from "../client/index.js";
 import type { KindDescriptor } from "../model/index.js";
 import type { StateApi } from "../state/store.js";
 import { PAGE_SIZE } from "./listing.js";
@@ -106,17 +106,8 @@ async function page(
 ): Promise<Page> {
   const query = { limit: PAGE_SIZE, ...(beforeId === undefined ? {} : { before_id: beforeId }) };
   const body = await api.get<Item>(kind.path, { query, signal });
-  const items = body[kind.listKey];
-  // As the client's own list says it (src/client/client.ts `list`): an API error, not a bug of tgw.
-  if (!Array.isArray(items)) {
-    throw new ApiError({
-      method: "GET",
-      path: kind.path,
-      status: 200,
-      message: `the response has no list "${kind.listKey}"`,
-    });
-  }
-  return { items: items as Item[], more: typeof body.next_page_uri === "string" };
+  const items = pageItems(body, kind.listKey, kind.path, 200) as Item[];
+  return { items, more: typeof body.next_page_uri === "string" };
 }
 
 function lastId(p: Page): string {

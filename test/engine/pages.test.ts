@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import pLimit from "p-limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient } from "../../src/client/index.js";
+import { ApiClient, ApiError } from "../../src/client/index.js";
 import { readPages } from "../../src/engine/pages.js";
 import { getKind } from "../../src/model/index.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -30,6 +30,12 @@ const plain = async () =>
 const gets = () => server.requests.filter((r) => r.method === "GET").length;
 
 describe("readPages", () => {
+  it("reports a page without the kind's list as an error of the API, as the client's list does", async () => {
+    const err = await readPages(api, { ...kind, listKey: "nope" }, [], run, signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).format()).toMatch(/^GET \/backends\/tunnel_group: 200 .*no list "nope"/);
+  });
+
   it("asks for every page at once when nothing changed, and gives the plain list", async () => {
     const first = await readPages(api, kind, [], run, signal);
     expect(first.items.map((i) => i.id)).toEqual(await plain());
