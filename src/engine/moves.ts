@@ -5,7 +5,8 @@
  *
  * - the state record of `from` is read as the record of `to`;
  * - a live object carrying this stack's marker for `from` (the state was lost) is read as recorded for
- *   `to`, its marker no longer counting;
+ *   `to`, its marker no longer counting, unless the state records it at another address whose record
+ *   does not yield to that marker (a `tgw state mv` not applied yet);
  * so `to` matches the existing object, and the plan PATCHes its ownership marker to the new address
  * (one call; `ownership: state-only`: none) instead of deleting and creating it. `from` is forgotten
  * by the state. A move whose `from` is unknown (already done, or never applied) does nothing; one whose
@@ -61,8 +62,15 @@ export function applyMoves(
     // A record of `to` whose object is known to be gone (an older state copy's) only holds `to` when
     // `from` has no object carrying its marker either.
     if (taken !== undefined && !isGone(taken, live)) continue;
+    // An object the state records at another address is that address's, unless its record yields to
+    // the marker (an older state copy's): a `tgw state mv` not applied yet leaves the old marker on it.
+    const heldElsewhere = (id: string) =>
+      Object.values(resources).some(
+        (r) =>
+          r.id === id && r.address !== move.from && !(r === state.resources[r.address] && yields(r.address)),
+      );
     const marked = [...objects.values()].find(
-      (o) => o.marker?.stack === stack && o.marker.address === move.from,
+      (o) => o.marker?.stack === stack && o.marker.address === move.from && !heldElsewhere(o.id),
     );
     // What `from` is, by the ownership rules: its record's object while it exists, else the object
     // carrying its marker (a record of an object deleted since, while another workspace made a new one).

@@ -537,4 +537,17 @@ describe("journeys found by the random run", () => {
         new Apply(),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04: state mv d c, d configured again (its import refused:
+  // the object still carries d's marker), then moved: d -> a. The entry took the object by that
+  // marker although this state, newer than the marker, records it as c: c was made again.
+  it("state mv d c not applied yet, then moved: d -> a: c keeps its object, a is made (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.d", "one"],
+        ["api_keys.b", "one"],
+      ],
+      [new RenameStateMv(5, "c"), new Import("tunnel_group_backends.d", "one"), new RenameMoved(3, "a")],
+    ));
 });
