@@ -154,9 +154,20 @@ async function writeMarker(
   }
   if (marker) return { raw, markerWritten: false };
   const listKey = kind.listKey as string;
+  // An object this state records at another address, under a marker no newer than this state, is that
+  // address's: a `tgw state mv` not applied yet leaves the old marker on it.
+  const recordedElsewhere = new Set(
+    Object.values(state.resources)
+      .filter((r) => r.address !== address)
+      .map((r) => r.id),
+  );
   for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, { limit: 100 })) {
     const m = liveMetadataOf(kind, item)?.marker;
-    if (m?.stack === desired.stack && m.address === address && item.id !== id) {
+    const overruled =
+      recordedElsewhere.has(String(item.id)) &&
+      m?.lineage === state.lineage &&
+      (m.serial === undefined || m.serial <= state.serial);
+    if (m?.stack === desired.stack && m.address === address && item.id !== id && !overruled) {
       throw new ImportError(
         `${address} is already ${String(item.id)} (it carries the marker); delete one of them first`,
       );

@@ -538,9 +538,9 @@ describe("journeys found by the random run", () => {
       ],
     ));
 
-  // Found by a 2,000-sequence run on 2026-12-04: state mv d c, d configured again (its import refused:
-  // the object still carries d's marker), then moved: d -> a. The entry took the object by that
-  // marker although this state, newer than the marker, records it as c: c was made again.
+  // Found by a 2,000-sequence run on 2026-12-04: state mv d c, d configured again, then moved: d -> a.
+  // The entry took the object by d's marker although this state, newer than the marker, records it
+  // as c: c was made again. (The run configured d by an import, which the old marker refused.)
   it("state mv d c not applied yet, then moved: d -> a: c keeps its object, a is made (fixed)", () =>
     journey(
       [
@@ -548,6 +548,6 @@ describe("journeys found by the random run", () => {
         ["tunnel_group_backends.d", "one"],
         ["api_keys.b", "one"],
       ],
-      [new RenameStateMv(5, "c"), new Import("tunnel_group_backends.d", "one"), new RenameMoved(3, "a")],
+      [new RenameStateMv(5, "c"), new Add("tunnel_group_backends.d", "one"), new RenameMoved(3, "a")],
     ));
 });

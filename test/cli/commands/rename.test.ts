@@ -188,3 +188,33 @@ it("state mv, then a moved: entry from the old name (another branch's rename): t
   expect(after["api_keys.admin"]?.id).not.toBe(id);
   expect(await readFile(join(ctx.dir, ".tgw", "secrets", "svc.token"), "utf8")).toBe(token);
 });
+
+it("state mv, the old name configured again and an object imported there: the old marker does not refuse the import", async () => {
+  await configure("mv-then-import", ["ops"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.svc")).code).toBe(0);
+  await configure("mv-then-import", ["ops", "svc"]);
+  const made = (await (
+    await fetch(`${ctx.server.url}/api_keys`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${ctx.server.token}`,
+        "service-version": "2",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ description: "made by hand" }),
+    })
+  ).json()) as { id: string };
+  // Before, refused: "api_keys.ops is already <id> (it carries the marker); delete one of them first".
+  const imported = await run("import", "api_keys.ops", made.id);
+  expect(imported.stderr).not.toContain("Error");
+  expect(imported.code).toBe(0);
+
+  await applyThenEmptyPlan();
+  const after = (await state()).resources;
+  expect(after["api_keys.svc"]?.id).toBe(id);
+  expect(after["api_keys.ops"]?.id).toBe(made.id);
+  expect(await live(id)).toBe(200);
+});
