@@ -154,24 +154,26 @@ async function writeMarker(
   }
   if (marker) return { raw, markerWritten: false };
   const listKey = kind.listKey as string;
-  // An object this state records at another address, under a marker no newer than this state, is that
-  // address's: a `tgw state mv` not applied yet leaves the old marker on it.
-  const recordedElsewhere = new Set(
+  // An object carrying the address's marker may be one this state records at another address, its
+  // marker no newer than the state: a `tgw state mv` not applied yet. Importing now would put a second
+  // marker of the address beside it, which an older copy of the state could not tell apart: apply first.
+  const recordedAt = new Map(
     Object.values(state.resources)
       .filter((r) => r.address !== address)
-      .map((r) => r.id),
+      .map((r) => [r.id, r.address]),
   );
   for await (const item of api.list<Record<string, unknown>>(kind.path, listKey, { limit: 100 })) {
     const m = liveMetadataOf(kind, item)?.marker;
-    const overruled =
-      recordedElsewhere.has(String(item.id)) &&
-      m?.lineage === state.lineage &&
-      (m.serial === undefined || m.serial <= state.serial);
-    if (m?.stack === desired.stack && m.address === address && item.id !== id && !overruled) {
+    if (m?.stack !== desired.stack || m.address !== address || item.id === id) continue;
+    const movedTo = recordedAt.get(String(item.id));
+    if (movedTo !== undefined && m.lineage === state.lineage && (m.serial ?? 0) <= state.serial) {
       throw new ImportError(
-        `${address} is already ${String(item.id)} (it carries the marker); delete one of them first`,
+        `${String(item.id)} still carries the marker of ${address}, but this state records it as ${movedTo} (a tgw state mv not applied yet): apply first, which rewrites its marker, then import`,
       );
     }
+    throw new ImportError(
+      `${address} is already ${String(item.id)} (it carries the marker); delete one of them first`,
+    );
   }
   const patched = await api.patch<Record<string, unknown>>(objectPath(kind, id), {
     [kind.metadataField as string]: encodeMetadata(user === "" ? undefined : user, {

@@ -550,4 +550,14 @@ describe("journeys found by the random run", () => {
       ],
       [new RenameStateMv(5, "c"), new Add("tunnel_group_backends.d", "one"), new RenameMoved(3, "a")],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04, on a build whose tgw import accepted c while the state
+  // recorded c's old object as a (state mv c a, not applied yet): two objects carried c's marker, and
+  // an older state copy put back kept the old one and deleted the imported one as a duplicate. The
+  // import is refused until an apply has rewritten the old marker.
+  it("state mv c a not applied yet, an object imported as c, an older state copy: the import waits for an apply (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [new RenameStateMv(0, "a"), new Import("api_keys.c", "one"), new OlderState(0), new Apply()],
+    ));
 });

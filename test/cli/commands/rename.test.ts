@@ -189,7 +189,7 @@ it("state mv, then a moved: entry from the old name (another branch's rename): t
   expect(await readFile(join(ctx.dir, ".tgw", "secrets", "svc.token"), "utf8")).toBe(token);
 });
 
-it("state mv, the old name configured again and an object imported there: the old marker does not refuse the import", async () => {
+it("state mv, the old name configured again and an object imported there: refused until an apply rewrites the old marker, with that advice", async () => {
   await configure("mv-then-import", ["ops"]);
   await applyThenEmptyPlan();
   const id = (await state()).resources["api_keys.ops"]?.id as string;
@@ -207,11 +207,20 @@ it("state mv, the old name configured again and an object imported there: the ol
       body: JSON.stringify({ description: "made by hand" }),
     })
   ).json()) as { id: string };
-  // Before, refused: "api_keys.ops is already <id> (it carries the marker); delete one of them first".
+  // Before, the advice was to delete one of the two objects: the one named is svc's.
+  const refused = await run("import", "api_keys.ops", made.id);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(
+    `${id} still carries the marker of api_keys.ops, but this state records it as api_keys.svc (a tgw state mv not applied yet): apply first`,
+  );
+  expect(refused.stderr).not.toContain("delete one of them");
+
+  await configure("mv-then-import", ["svc"]);
+  await applyThenEmptyPlan();
+  await configure("mv-then-import", ["ops", "svc"]);
   const imported = await run("import", "api_keys.ops", made.id);
   expect(imported.stderr).not.toContain("Error");
   expect(imported.code).toBe(0);
-
   await applyThenEmptyPlan();
   const after = (await state()).resources;
   expect(after["api_keys.svc"]?.id).toBe(id);
