@@ -183,7 +183,8 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has (or a `removed:`
- *   entry keeps), when the record's own address is not wanted or some object carries its marker.
+ *   entry keeps), when the record's own address is neither configured nor kept by a `removed:` entry
+ *   (the record would make the object an orphan), or some object carries its marker.
  * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
  * nothing the configuration names.
  */
@@ -195,7 +196,9 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   if (m.lineage === undefined) return false;
   const markedFor = markedAddresses(ctx).get(address);
   const kept = ctx.wanted.has(m.address) || ctx.removed.has(m.address);
-  if (m.lineage !== ctx.state.lineage) return kept && (!ctx.wanted.has(address) || markedFor !== undefined);
+  // A record a `removed:` entry keeps deletes nothing: it decides as one the configuration has.
+  const recordKept = ctx.wanted.has(address) || ctx.removed.has(address);
+  if (m.lineage !== ctx.state.lineage) return kept && (!recordKept || markedFor !== undefined);
   if (m.serial !== undefined && m.serial > ctx.state.serial && kept) return true;
   return markedFor === "another lineage";
 }

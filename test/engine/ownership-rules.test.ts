@@ -1036,6 +1036,24 @@ const groups: Record<string, Row[]> = {
       forget: ["api_keys.c"],
     },
     {
+      name: "after a takeover (markers of the lost state's lineage), state mv c->a, removed: a, c configured again -> a's record decides: the object is let go, c is made",
+      // Found by a 2,000-sequence journey run: the record kept by removed: yielded to the old lineage's
+      // marker as to another workspace's, and c adopted the object the entry was to let go.
+      desired: ["tunnel_group_backends.c"],
+      removed: ["tunnel_group_backends.a"],
+      live: [obj("bkdtg_1", mine("tunnel_group_backends.c", FOREIGN))],
+      state: [rec("tunnel_group_backends.a", "bkdtg_1")],
+      serial: 2,
+      expect: [
+        [
+          "tunnel_group_backends.a",
+          "forget",
+          "removed: its ownership marker is taken out of its metadata, its state record dropped",
+        ],
+        ["tunnel_group_backends.c", "create", NOT_LIVE],
+      ],
+    },
+    {
       name: "names swapped with state mv after the markers were written -> the state decides (markers rewritten)",
       desired: ["tunnel_group_backends.a", "tunnel_group_backends.c"],
       live: [

@@ -560,4 +560,22 @@ describe("journeys found by the random run", () => {
       [["api_keys.c", "one"]],
       [new RenameStateMv(0, "a"), new Import("api_keys.c", "one"), new OlderState(0), new Apply()],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04: after a takeover (the markers keep the lost state's
+  // lineage), state mv c a, removed: a, then c added again. The record of a yielded to the old marker
+  // as to another workspace's, and c adopted the object the removed: entry was to let go.
+  it("after a takeover, state mv c a, removed: a, c added again: the object is let go, c is made (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.c", "one"],
+      ],
+      [
+        new LoseStateTakeover(),
+        new StopManaging(0),
+        new RenameStateMv(0, "a"),
+        new StopManaging(0),
+        new Add("tunnel_group_backends.c", "one"),
+      ],
+    ));
 });
