@@ -231,6 +231,11 @@ export async function lostTokens(
     return keptIds.has(id);
   };
   const lost: LostToken[] = [];
+  let aside: Promise<Map<string, string>> | undefined;
+  const restorable = () => {
+    aside ??= setAside(desired.configDir);
+    return aside;
+  };
   // One listing per directory instead of a check per key (keys share one secrets directory); a
   // directory listed already is read without an await (thousands of keys per plan).
   const listings = new Map<string, Set<string>>();
@@ -275,7 +280,8 @@ export async function lostTokens(
           desired.configDir,
           isLive,
         ))
-      )
+      ) &&
+      !(await restorable()).has(c.id as string)
     )
       id = c.id;
     // The shown path only for a lost token: it costs a path.relative, and there are thousands of keys.
@@ -368,11 +374,47 @@ export async function setTokenAside(
 ): Promise<string | undefined> {
   const file = movedTokenFile(address, configDir);
   if (!(await exists(file))) return undefined;
+  return moveAside(file, address, id);
+}
+
+/**
+ * Sets aside, as `setTokenAside` does, the token file of an API key whose record `tgw state rm` drops,
+ * when it holds the token the record's digest names: a key adopted at the address later must not pass
+ * for its owner, and the key's own token comes back when it is managed again (`moveTokenFiles`).
+ * @returns the new path, or undefined when the file does not hold that token (or the record has no digest)
+ * @throws Error from the file system (EACCES...)
+ */
+export async function setAsideForgottenToken(file: string, record: StateRecord): Promise<string | undefined> {
+  const digest = record.tokenDelivered?.digest;
+  const text = readTokenFile(file);
+  if (digest === undefined || !WHOLE_TOKEN.test(text) || tokenDigest(text.slice(0, -1)) !== digest)
+    return undefined;
+  return moveAside(file, record.address, record.id);
+}
+
+/** Moves a token `file` to `<its dir>/removed/<name>.<id>.token` (directory 0700). @returns the new path */
+async function moveAside(file: string, address: string, id: string): Promise<string> {
   const dir = join(dirname(file), "removed");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const aside = join(dir, `${address.slice(address.indexOf(".") + 1)}.${id}.token`);
   await rename(file, aside);
   return aside;
+}
+
+/**
+ * The token files `setTokenAside` set aside (`.tgw/secrets/removed/<name>.<id>.token`), by key id: a
+ * key managed again (re-adopted after `tgw state rm`, imported again after `removed:`) whose token
+ * file does not exist gets its token back from there at the next apply. Empty when there are none.
+ */
+async function setAside(configDir: string): Promise<Map<string, string>> {
+  const dir = join(dirname(defaultTokenFile(resolve(configDir), "x")), "removed");
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const byId = new Map<string, string>();
+  for (const name of names) {
+    const m = /\.([^.]+)\.token$/.exec(name);
+    if (m) byId.set(m[1] as string, join(dir, name));
+  }
+  return byId;
 }
 
 /**
@@ -415,7 +457,8 @@ async function movableTokenFile(
 /**
  * Moves the token file of each renamed API key (`moved:`) from the old address's default file to the
  * new address's token file, unless that one may hold a working token (`movableTokenFile`): a rename
- * keeps the token.
+ * keeps the token. Puts back the token file set aside for a key managed again (`setAside`) when its
+ * token file does not exist.
  * @returns the addresses whose token file was moved.
  */
 export async function moveTokenFiles(
@@ -424,13 +467,17 @@ export async function moveTokenFiles(
   isLive?: (token: string) => Promise<boolean>,
 ): Promise<string[]> {
   const moved: string[] = [];
-  if (!plan.changes.some((c) => c.movedFrom)) return moved;
+  const aside = await setAside(desired.configDir);
+  if (aside.size === 0 && !plan.changes.some((c) => c.movedFrom)) return moved;
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   for (const c of plan.changes) {
     const r = resources.get(c.address);
-    if (!c.movedFrom || !r || !returnsToken(c.kind)) continue;
+    if (!r || !returnsToken(c.kind)) continue;
     const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    const from = await movableTokenFile(c.movedFrom, to, desired.configDir, isLive);
+    const kept = (c.action === "no-op" || c.action === "update") && c.id !== undefined;
+    const from =
+      (c.movedFrom ? await movableTokenFile(c.movedFrom, to, desired.configDir, isLive) : undefined) ??
+      (kept && aside.has(c.id as string) && !(await exists(to)) ? aside.get(c.id as string) : undefined);
     if (from === undefined) continue;
     await mkdir(dirname(to), { recursive: true, mode: 0o700 });
     await rename(from, to);

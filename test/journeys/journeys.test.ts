@@ -578,4 +578,24 @@ describe("journeys found by the random run", () => {
         new Add("tunnel_group_backends.c", "one"),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04: state mv c a moved c's token file to a's, c was added
+  // again, state rm a dropped the record and its token's digest, and the other workspace's takeover
+  // made a new a, which this workspace then adopted: a's file, holding the old key's token (live, as
+  // c), passed for the new key's. state rm now sets the file aside; it comes back if the key is
+  // managed again.
+  it("state mv c a, c added again, state rm a, the other workspace makes a: a's old token file does not pass for it (fixed)", () =>
+    journey(
+      [
+        ["api_keys.c", "one"],
+        ["api_keys.b", "one"],
+      ],
+      [
+        new RenameStateMv(1, "a"),
+        new Add("api_keys.c", "one"),
+        new StateRm(0),
+        new SecondWorkspace(),
+        new HandEdit(0, "by hand"),
+      ],
+    ));
 });

@@ -12,6 +12,7 @@ import { rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
+import { setAsideForgottenToken } from "../../engine/index.js";
 import { UsageError } from "../../errors.js";
 import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
@@ -181,12 +182,14 @@ async function runShow(address: string, opts: LocateOptions & { json?: boolean }
 async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: string }): Promise<void> {
   const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
   const store = await openStore(opts, "tgw state rm");
-  const { removed, stack } = await removeRecords(store, addresses, timeoutMs);
+  const { removed, stack, setAside } = await removeRecords(store, addresses, timeoutMs);
   for (const r of removed) {
     process.stdout.write(
       `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
     );
   }
+  for (const path of setAside)
+    process.stdout.write(`Set its token file aside to ${path} (put back if the key is managed again).\n`);
   process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
 }
 
@@ -194,7 +197,9 @@ async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: s
  * What `tgw state rm ADDRESS...` does, without its output: removes the records of `addresses` under
  * the state lock, all or nothing, and marks their kinds unrecorded (their objects keep this stack's
  * marker: the next refresh lists the kinds to find them, docs/state.md > What a refresh reads).
- * @returns the removed records and the state's stack.
+ * Each removed API key's default token file beside a file state is set aside when it holds the key's
+ * recorded token (src/engine/tokens.ts `setAsideForgottenToken`).
+ * @returns the removed records, the state's stack and the token files set aside (their new paths).
  * @throws UsageError naming the addresses not in the state (nothing removed), LockTimeoutError, and
  *   the store's errors.
  */
@@ -202,7 +207,7 @@ export async function removeRecords(
   store: StateStore,
   addresses: string[],
   timeoutMs: number,
-): Promise<{ removed: StateRecord[]; stack: string }> {
+): Promise<{ removed: StateRecord[]; stack: string; setAside: string[] }> {
   // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
   const before = await store.read();
   if (before.serial === 0) throw notInState(addresses, store.location, before);
@@ -220,10 +225,28 @@ export async function removeRecords(
       removed.filter((r) => !getKind(r.kind).module).map((r) => r.kind),
     );
     const written = await store.write(snapshot);
-    return { removed, stack: written.stack };
+    const setAside = await setAsideTokenFiles(store, removed);
+    return { removed, stack: written.stack, setAside };
   } finally {
     await unlock();
   }
+}
+
+/** The default token files of `removed` beside a file state set aside; @returns their new paths. */
+async function setAsideTokenFiles(store: StateStore, removed: StateRecord[]): Promise<string[]> {
+  if (!(store instanceof FileStateStore)) return [];
+  const paths: string[] = [];
+  for (const r of removed) {
+    if (!returnsToken(r.kind)) continue;
+    const aside = await setAsideForgottenToken(defaultTokenFileBeside(store.path, r.address), r);
+    if (aside !== undefined) paths.push(aside);
+  }
+  return paths;
+}
+
+/** `<state dir>/secrets/<name>.token`: the default token file of `address` beside a default state. */
+function defaultTokenFileBeside(statePath: string, address: string): string {
+  return join(dirname(statePath), "secrets", `${address.slice(address.indexOf(".") + 1)}.token`);
 }
 
 /** `tgw state mv OLD NEW`: the record and its default token file, under the lock. */
@@ -295,8 +318,7 @@ async function moveDefaultTokenFile(
   from: string,
   to: string,
 ): Promise<string | undefined> {
-  const name = (address: string) =>
-    join(dirname(statePath), "secrets", `${address.slice(address.indexOf(".") + 1)}.token`);
+  const name = (address: string) => defaultTokenFileBeside(statePath, address);
   if (existsSync(name(to)) || !existsSync(name(from))) return undefined;
   await rename(name(from), name(to));
   return name(to);

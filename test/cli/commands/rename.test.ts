@@ -227,3 +227,27 @@ it("state mv, the old name configured again and an object imported there: refuse
   expect(after["api_keys.ops"]?.id).toBe(made.id);
   expect(await live(id)).toBe(200);
 });
+
+it("state rm sets a key's token file aside; the key adopted again through its marker gets it back", async () => {
+  await configure("rm-readopt", ["ops"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+  const file = join(ctx.dir, ".tgw", "secrets", "ops.token");
+  const token = await readFile(file, "utf8");
+
+  const removed = await run("state", "rm", "api_keys.ops");
+  expect(removed.code).toBe(0);
+  const aside = join(ctx.dir, ".tgw", "secrets", "removed", `ops.${id}.token`);
+  expect(removed.stdout).toContain(`Set its token file aside to ${aside}`);
+  await expect(readFile(file, "utf8")).rejects.toThrow();
+  expect(await readFile(aside, "utf8")).toBe(token);
+
+  // Not reported lost: the apply puts it back.
+  const plan = await run("plan");
+  expect(plan.stderr).not.toContain("is not on this machine");
+  await applyThenEmptyPlan();
+  expect((await state()).resources["api_keys.ops"]?.id).toBe(id);
+  expect(await readFile(file, "utf8")).toBe(token);
+  await expect(readFile(aside, "utf8")).rejects.toThrow();
+  expect((await run("plan")).stderr).not.toContain("is not on this machine");
+});
