@@ -99,7 +99,7 @@ export function modulePath(resource: DesiredResource): string {
  * Matches `resources` (all of desired state, or none for a destroy) with live objects.
  */
 export function matchOwnership(input: {
-  desired: Pick<DesiredState, "stack" | "ownership" | "removed">;
+  desired: Pick<DesiredState, "stack" | "ownership" | "removed" | "moved">;
   resources: DesiredResource[];
   live: LiveState;
   state: StateSnapshot;
@@ -146,6 +146,7 @@ function newContext(input: Parameters<typeof matchOwnership>[0]): Context {
     claimed: new Map(),
     wanted: new Set(input.resources.map((r) => r.address)),
     removed: new Set(input.desired.removed ?? []),
+    movedFrom: new Set((input.desired.moved ?? []).map((m) => m.from)),
   };
 }
 
@@ -160,6 +161,8 @@ interface Context {
   wanted: ReadonlySet<string>;
   /** The addresses of `removed:` entries: their objects are kept, unmanaged. */
   removed: ReadonlySet<string>;
+  /** The `from` of each `moved:` entry: its object goes to the entry's `to`. */
+  movedFrom: ReadonlySet<string>;
   /** See `markedAddresses`. */
   markedAddresses?: Map<string, "this lineage" | "another lineage">;
   /** The addresses marked on unrecorded objects by this lineage after this state (a higher serial). */
@@ -183,7 +186,7 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has (or a `removed:`
- *   entry keeps), when the record's own address is neither configured nor kept by a `removed:` entry
+ *   entry keeps, or a `moved:` entry moves from), when the record's own address is neither configured nor kept by a `removed:` entry
  *   (the record would make the object an orphan), or some object carries its marker.
  * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
  * nothing the configuration names.
@@ -198,7 +201,9 @@ function staleRecord(ctx: Context, address: string, obj: LiveObject): boolean {
   const kept = ctx.wanted.has(m.address) || ctx.removed.has(m.address);
   // A record a `removed:` entry keeps deletes nothing: it decides as one the configuration has.
   const recordKept = ctx.wanted.has(address) || ctx.removed.has(address);
-  if (m.lineage !== ctx.state.lineage) return kept && (!recordKept || markedFor !== undefined);
+  // Another workspace's object marked for a `moved:` entry's `from` goes to the entry's `to`: kept too.
+  const keptElsewhere = kept || ctx.movedFrom.has(m.address);
+  if (m.lineage !== ctx.state.lineage) return keptElsewhere && (!recordKept || markedFor !== undefined);
   if (m.serial !== undefined && m.serial > ctx.state.serial && kept) return true;
   return markedFor === "another lineage";
 }

@@ -598,4 +598,20 @@ describe("journeys found by the random run", () => {
         new HandEdit(0, "by hand"),
       ],
     ));
+
+  // Found by a 2,000-sequence run on 2026-12-04, on 729a12c: state mv b d here, the other workspace
+  // applied b and d (its marker keeps the object as b, it made a new d), then moved: b -> a. The
+  // record of d did not yield to the marker of b, an address only the moved: entry keeps, so the move
+  // skipped the object and the other workspace's d was deleted as a duplicate. Now nothing is deleted:
+  // the object moves to a, and d is the other workspace's.
+  it("state mv b d, the other workspace applies b and d, then moved: b -> a: nothing is deleted (fixed)", () =>
+    journey(
+      [["tunnel_group_backends.b", "one"]],
+      [
+        new RenameStateMv(0, "d"),
+        new Add("tunnel_group_backends.b", "two"),
+        new SecondWorkspace(),
+        new RenameMoved(0, "a"),
+      ],
+    ));
 });
