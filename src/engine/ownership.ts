@@ -186,8 +186,9 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
  * - a marker of this lineage naming another address, when another workspace (another lineage) has
  *   an object marked for the record's address (it applied that address since: its object stands);
  * - a marker of another workspace's lineage naming an address the configuration has (or a `removed:`
- *   entry keeps, or a `moved:` entry moves from), when the record's own address is neither configured nor kept by a `removed:` entry
- *   (the record would make the object an orphan), or some object carries its marker.
+ *   entry keeps, or a `moved:` entry moves from), when the record's own address is neither configured
+ *   nor kept by a `removed:` entry (the record would make the object an orphan), or some object
+ *   carries its marker.
  * Which came first (that workspace's apply, or a `state mv` here) is unknown: the way chosen deletes
  * nothing the configuration names.
  */

@@ -10,7 +10,7 @@ import { access, chmod, type FileHandle, mkdir, open, readdir, readFile, rename,
 import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
-import { defaultTokenFile, returnsToken } from "../model/token-file.js";
+import { defaultTokenFile, returnsToken, secretsDir } from "../model/token-file.js";
 import { processIsAlive } from "../state/lock-info.js";
 import type { StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
@@ -407,7 +407,7 @@ async function moveAside(file: string, address: string, id: string): Promise<str
  * file does not exist gets its token back from there at the next apply. Empty when there are none.
  */
 async function setAside(configDir: string): Promise<Map<string, string>> {
-  const dir = join(dirname(defaultTokenFile(resolve(configDir), "x")), "removed");
+  const dir = join(secretsDir(resolve(configDir)), "removed");
   const names = await readdir(dir).catch(() => [] as string[]);
   const byId = new Map<string, string>();
   for (const name of names) {

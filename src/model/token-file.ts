@@ -8,13 +8,18 @@ import { getKind } from "./kinds.js";
 
 let secrets: { configDir: string; dir: string } | undefined;
 
+/** The directory of default token files: `.tgw/secrets` under `configDir`. */
+export function secretsDir(configDir: string): string {
+  return join(configDir, ".tgw", "secrets");
+}
+
 /**
  * An API key's default token file: `.tgw/secrets/<name>.token` under `configDir` (relative when
  * `configDir` is). `name` is a resource name (address.ts NAME_PATTERN, a Terraform resource name: no
  * separator or dot segment; a name that is not is reported elsewhere), so only the directory is joined.
  */
 export function defaultTokenFile(configDir: string, name: string): string {
-  if (secrets?.configDir !== configDir) secrets = { configDir, dir: join(configDir, ".tgw", "secrets") };
+  if (secrets?.configDir !== configDir) secrets = { configDir, dir: secretsDir(configDir) };
   return `${secrets.dir}${sep}${name}.token`;
 }
 
