@@ -43,11 +43,7 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
         apiIdentity: target.identity,
         ...(opts.allowApiChange ? { allowApiChange: true } : {}),
         ...targetOptions(opts),
-        // Recording objects whose markers name another workspace's state is a takeover: apply asks
-        // for --takeover, always; a plan refuses as `tgw plan` does.
-        ...(how.apply
-          ? { refuseTakeover: true, ...(opts.takeover ? { takeover: true } : {}) }
-          : takeoverOptions(opts, opts.detailedExitcode)),
+        ...takeoverOptions(opts),
         allowEmpty: true,
       },
       onEvent: (e) => {

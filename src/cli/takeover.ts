@@ -1,8 +1,7 @@
 /**
- * `--takeover` (plan, apply, destroy): objects of the stack whose ownership markers record another
- * state lineage (another workspace's state wrote them) are warned about; under `--detailed-exitcode`
- * or `CI=true` the plan is refused unless `--takeover` is given (docs/state.md > Two workspaces of
- * one stack).
+ * `--takeover` (plan, apply, destroy): objects of the stack whose ownership markers carry claims the
+ * state has not seen (another workspace's state, a lost state, or a state put back behind its
+ * objects) refuse the plan unless `--takeover` is given (docs/state.md > Claims).
  */
 import type { Command } from "commander";
 import type { SafetyOptions } from "../engine/index.js";
@@ -16,22 +15,11 @@ export interface TakeoverFlags {
 export function withTakeover(cmd: Command): Command {
   return cmd.option(
     "--takeover",
-    "proceed although objects of the stack carry markers of another state lineage (another workspace's state)",
+    "take over objects whose ownership markers this state has not seen (a lost state, another workspace's, or a state put back)",
   );
 }
 
-/** True when the environment says this runs in CI (`CI=true`, as CI services set it). */
-export function runningInCi(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.CI === "true" || env.CI === "1";
-}
-
-/** The engine's takeover options: refused under `--detailed-exitcode` or CI unless `--takeover`. */
-export function takeoverOptions(
-  flags: TakeoverFlags,
-  detailedExitcode = false,
-): Pick<SafetyOptions, "refuseTakeover" | "takeover"> {
-  return {
-    ...(detailedExitcode || runningInCi() ? { refuseTakeover: true } : {}),
-    ...(flags.takeover ? { takeover: true } : {}),
-  };
+/** The engine's takeover option. */
+export function takeoverOptions(flags: TakeoverFlags): Pick<SafetyOptions, "takeover"> {
+  return flags.takeover ? { takeover: true } : {};
 }

@@ -16,6 +16,8 @@
  * - `no-op`: live already matches desired.
  */
 
+import type { StateRecord } from "../state/store.js";
+
 /** What a change does to its object. */
 export type Action = "create" | "update" | "replace" | "put" | "delete" | "forget" | "no-op";
 
@@ -105,15 +107,22 @@ export interface PlanBasis {
 }
 
 /**
- * Live objects of the stack whose markers record another state lineage than this workspace's state,
- * and that this state does not record: another workspace (another state of the same stack) wrote them
- * (docs/state.md > Two workspaces of one stack).
+ * Live objects of the stack whose markers carry claims this state has not seen (docs/state.md >
+ * Claims): of its own lineage with a higher serial (the state is behind: an older copy was put back),
+ * or of another lineage (another workspace's state wrote them, or this workspace's state was lost).
  */
 export interface ForeignLineages {
   /** The lineage of this workspace's state. */
   lineage: string;
-  /** Each other lineage found in markers and how many objects carry it, sorted by lineage. */
-  others: { lineage: string; objects: number }[];
+  /** The serial of this workspace's state. */
+  serial: number;
+  /**
+   * Each lineage found in such markers, how many objects carry it and the highest serial among them
+   * (`newer`: the state's own lineage), sorted by lineage.
+   */
+  others: { lineage: string; objects: number; serial: number; newer?: true }[];
+  /** A few of the objects, by the address their marker names: enough to find them. */
+  examples: { id: string; address: string; serial: number }[];
 }
 
 /**
@@ -145,8 +154,15 @@ export interface Plan {
    * change the configuration needs.
    */
   partial?: { target: string[]; exclude: string[] };
-  /** Present when objects of the stack carry markers of another state lineage (a takeover). */
+  /** Present when objects of the stack carry marker claims this state has not seen (./ownership.ts). */
   foreignLineages?: ForeignLineages;
+  /**
+   * Records made from pending creates found live (./pending.ts), written before any call. Never a
+   * secret: records hold ids and digests only.
+   */
+  recover?: StateRecord[];
+  /** Unrecorded objects carrying this stack's marker that the plan leaves alone (reported). */
+  unmanaged?: { id: string; kind: string; address: string }[];
   /** Present when the plan creates objects of kinds whose live objects Terraform made for this stack. */
   terraformObjects?: TerraformObjects;
 }

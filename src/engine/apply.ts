@@ -17,6 +17,7 @@
 import { type Api, NetworkError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
+import type { StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
@@ -29,6 +30,7 @@ import {
   runOperation,
 } from "./operations.js";
 import { ApplyProgress } from "./outcomes.js";
+import { newCreateId, PENDING_SUFFIX, pendingRecord } from "./pending.js";
 import { buildRecord, keepDelivery, sameRecord } from "./records.js";
 import { resolveRefs } from "./refs.js";
 import { runSteps } from "./schedule.js";
@@ -78,6 +80,8 @@ export async function applyPlan(
     emit: emitter(options.onEvent),
     now: options.now ?? (() => new Date()),
     ids: new Map(),
+    createIds: new Map(),
+    sent: new Set(),
     tokens: [],
     createRetry: options.createRetry ?? DEFAULT_CREATE_RETRY,
     signal: options.signal,
@@ -99,6 +103,7 @@ export async function applyPlan(
       progress.finished(step, result);
     },
   });
+  await dropUnsent(ctx);
   // Every result is written before apply returns; a state write failure is an error of the apply.
   await journal.flush();
 
@@ -110,26 +115,64 @@ export async function applyPlan(
   return { outcomes, tokens: ctx.tokens };
 }
 
-/** State-only updates before any call: forget vanished objects, record adopted ones and stale fingerprints. */
+/**
+ * State-only updates before any call, in one write: records of objects adopted or found by their
+ * pending creates, stale fingerprints, records of vanished objects dropped, and (with ownership
+ * markers) a pending record for every create of the plan (./pending.ts), so that no create is sent
+ * before the state names it.
+ */
 async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
   const records = ctx.journal.records;
   const adopted = plan.changes.flatMap((c) => {
     const resource = ctx.resources.get(c.address);
     if (c.action !== "no-op" || !c.id || !resource) return [];
     const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
-    const before = records[c.address];
+    const before = records[c.address] ?? plan.recover?.find((r) => r.address === c.address);
     const record = keepDelivery(buildRecord(getKind(c.kind), resource, c.id, fields, ctx.now()), before);
-    return sameRecord(before, record) ? [] : [record];
+    return sameRecord(records[c.address], record) ? [] : [record];
   });
+  const pending = ctx.desired.ownership === "marker" ? pendingCreates(ctx, plan) : [];
   const forget = plan.forget.filter((a) => a in records);
-  if (adopted.length === 0 && forget.length === 0) return;
+  const recover = plan.recover ?? [];
+  if (adopted.length + forget.length + pending.length + recover.length === 0) return;
   await ctx.journal.update(
     (recs) => {
       for (const address of forget) delete recs[address];
-      for (const record of adopted) recs[record.address] = record;
+      for (const record of [...recover, ...adopted, ...pending]) recs[record.address] = record;
     },
     { now: true },
   );
+}
+
+/** A pending record (and create id, in `ctx.createIds`) for each create and replace of `plan`. */
+function pendingCreates(ctx: ApplyContext, plan: Plan): StateRecord[] {
+  const out: StateRecord[] = [];
+  for (const c of plan.changes) {
+    const resource = ctx.resources.get(c.address);
+    if ((c.action !== "create" && c.action !== "replace") || !resource || getKind(c.kind).module) continue;
+    const createId = newCreateId();
+    ctx.createIds.set(c.address, createId);
+    out.push(
+      pendingRecord(buildRecord(getKind(c.kind), resource, createId, resource.fields, ctx.now()), createId),
+    );
+  }
+  return out;
+}
+
+/**
+ * Drops the pending records of creates that were never sent (the apply was stopped, or a step they
+ * depend on failed), or whose answer proved they did not happen: nothing of them can be live.
+ */
+async function dropUnsent(ctx: ApplyContext): Promise<void> {
+  const unsent = [...ctx.createIds.keys()].filter(
+    (a) => !ctx.sent.has(a) && ctx.journal.records[a + PENDING_SUFFIX] !== undefined,
+  );
+  if (unsent.length === 0) return;
+  await ctx.journal
+    .update((recs) => {
+      for (const address of unsent) delete recs[address + PENDING_SUFFIX];
+    })
+    .catch(() => {}); // reported by `journal.flush()`
 }
 
 /** No connection could be made to the API (refused, unreachable host...): no use trying the other steps. */

@@ -4,7 +4,7 @@
  *
  * | code               | when                                                                  |
  * |--------------------|-----------------------------------------------------------------------|
- * | `duplicate_marker` | two live objects carry this stack's marker for one address            |
+ * | `shared_record`    | two state records hold one object                                     |
  * | `unsafe_plan`      | a safety rule refuses the plan (./safety.ts)                           |
  * | `stale_plan`       | a saved plan no longer matches the state, live state or configuration |
  * | `apply_failed`     | a change failed during apply (what was done and not done is attached)  |
@@ -17,19 +17,20 @@ import { ExitCode, TgwError } from "../errors.js";
 import type { StateApi } from "../state/store.js";
 import type { Change } from "./action.js";
 
-/** Two live objects claim the same address of this stack (docs/design.md section 3.2). */
-export class DuplicateMarkerError extends TgwError {
-  readonly duplicates: { address: string; kind: string; ids: string[] }[];
-  constructor(duplicates: { address: string; kind: string; ids: string[] }[], stack: string) {
-    const lines = duplicates.map(
-      (d) =>
-        `${d.address}: ${d.kind} objects ${d.ids.join(" and ")} both carry the marker of stack "${stack}"`,
-    );
+/**
+ * Two state records hold one object (a merged or hand-edited state): the state decides every
+ * object's address, so it must name one (docs/state.md > Identity). Nothing is planned.
+ */
+export class SharedRecordError extends TgwError {
+  readonly shared: { id: string; addresses: string[] }[];
+  constructor(shared: { id: string; addresses: string[] }[]) {
+    const lines = shared.map((s) => `${s.addresses.join(" and ")} record one object (${s.id})`);
+    const forget = shared.map((s) => s.addresses.slice(1).join(" ")).join(" ");
     super(
-      "duplicate_marker",
-      `${lines.join("; ")}. Delete the extra object through the API (or remove its "tgw" metadata key), then plan again.`,
+      "shared_record",
+      `${lines.join("; ")}: the state must give each object one address. Nothing was changed. Keep the address you want and forget the others with tgw state rm ${forget} (it deletes nothing).`,
     );
-    this.duplicates = duplicates;
+    this.shared = shared;
   }
 }
 

@@ -97,11 +97,11 @@ export class StateJournal {
   }
 
   /**
-   * The serial an ownership marker written now carries: that of the next state write, which is at
-   * most the serial of the state that records the object (OwnershipMarker.serial).
+   * The serial an ownership marker written now carries: that of the last state write, which the
+   * stored state has reached (OwnershipMarker.serial; docs/state.md > Claims).
    */
   get markerSerial(): number {
-    return this.#base.serial + 1;
+    return this.#base.serial;
   }
 
   /**
@@ -112,12 +112,19 @@ export class StateJournal {
     return orderedSnapshot({ ...this.#base, resources: this.#working });
   }
 
-  /** Records `record` under its address; resolves once it is written. */
-  set(record: StateRecord, options: RecordOptions = {}): Promise<void> {
+  /** Records `record` under its address (removing the address `drop`); resolves once it is written. */
+  set(record: StateRecord, options: RecordOptions = {}, drop?: string): Promise<void> {
     return this.#mutate(options, () => {
       this.#working[record.address] = record;
       this.#dirty.set(record.address, record);
+      if (drop !== undefined) this.#remove(drop);
     });
+  }
+
+  #remove(address: string): void {
+    if (!(address in this.#working)) return;
+    delete this.#working[address];
+    this.#dirty.set(address, undefined);
   }
 
   /**
@@ -126,10 +133,11 @@ export class StateJournal {
    * its marker). A failed write is reported by `flush()` and `failed`; once one failed, nothing more is
    * recorded. An apply of 10,000 creates made 10,000 promises and waiters here that nobody awaited.
    */
-  note(record: StateRecord): void {
+  note(record: StateRecord, drop?: string): void {
     if (this.#failure !== undefined) return;
     this.#working[record.address] = record;
     this.#dirty.set(record.address, record);
+    if (drop !== undefined) this.#remove(drop);
     this.#version++;
     if (!this.#running) void this.#run();
   }

@@ -35,12 +35,11 @@ export function unrecordedKinds(state: StateSnapshot): Set<string> {
 
 /**
  * The listing the state holds once a plan read from `live` is applied: counts of the kinds listed
- * whole by this read; unrecorded: the kinds unrecorded before and not listed by this read, and the
- * kinds the plan creates objects of (`created`), since another stack's workspace may create a
- * duplicate meanwhile and only a list after the creates shows it. A read partly kept from an earlier
- * one (`live.kept`) clears nothing: its lists may be older than this stack's last creates.
+ * whole by this read; unrecorded: the kinds unrecorded before and not listed by this read (creates
+ * need none: each is recorded as pending before it is sent, ./pending.ts). A read partly kept from
+ * an earlier one (`live.kept`) clears nothing: its lists may be older than the state's last writes.
  */
-export function listingAfter(state: StateSnapshot, live: LiveState, created: Iterable<string>): StateListing {
+export function listingAfter(state: StateSnapshot, live: LiveState): StateListing {
   const counts = { ...state.listing?.counts };
   const unrecorded = unrecordedKinds(state);
   if (!live.kept) {
@@ -55,7 +54,6 @@ export function listingAfter(state: StateSnapshot, live: LiveState, created: Ite
       unrecorded.delete(kind);
     }
   }
-  for (const kind of created) unrecorded.add(kind);
   return { counts, unrecorded: [...unrecorded].sort() };
 }
 

@@ -30,6 +30,7 @@ import type { EventHandler } from "./events.js";
 import type { StateJournal } from "./journal.js";
 import { liveMetadataOf } from "./live.js";
 import { DEPOSED_SUFFIX } from "./ownership.js";
+import { PENDING_SUFFIX } from "./pending.js";
 import { buildRecord, deposedRecord, keepDelivery } from "./records.js";
 import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
@@ -78,6 +79,10 @@ export interface ApplyContext {
   now: () => Date;
   /** Ids known so far by address (the plan's, then each create's): references resolve through it. */
   ids: Map<string, string>;
+  /** The create id of each create the state records as pending, by address (./pending.ts). */
+  createIds: Map<string, string>;
+  /** Addresses whose create was sent and may have happened: their pending records stay. */
+  sent: Set<string>;
   /** Tokens issued by this apply, in the order they were written. */
   tokens: IssuedToken[];
   createRetry: CreateRetry;
@@ -135,12 +140,12 @@ async function createObject(
   const plain = !holdsRefs(resource.fields);
   const fields = plain ? resource.fields : resolveRefs(resource.fields, (a) => ctx.ids.get(a));
   const values = plain ? c.after : undefined;
-  const marker = markerOf(ctx, kind, c.address);
+  const marker = markerOf(ctx, kind, c.address, ctx.createIds.get(c.address));
   const oldId = c.action === "replace" ? c.id : undefined;
   if (oldId && c.replaceOrder === "create-first")
     await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()), { now: true });
   const body = createBody(kind, c.address, fields, marker);
-  let outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+  let outcome = await sendCreate(ctx, c.address, kind, body, marker, oldId);
   // An API key found by its marker after the create's answer was lost: that answer held its only
   // token, so nobody can be using the key. It is recorded (a kill from here leaves a known object),
   // deleted and created again, so that the token reaches its file (issue 31: a token is never lost
@@ -151,11 +156,12 @@ async function createObject(
     await recordResult(ctx, kind, resource, lost, fields, values);
     await deleteById(ctx, kind, lost, c.address);
     ctx.emit({ type: "token_reissued", address: c.address, id: lost });
-    outcome = await postOrRecover(ctx, c.address, kind, body, marker, oldId);
+    outcome = await sendCreate(ctx, c.address, kind, body, marker, oldId);
   }
+  const pending = marker?.create === undefined ? undefined : c.address + PENDING_SUFFIX;
   if ("recovered" in outcome) {
     ctx.emit({ type: "create_recovered", address: c.address, id: outcome.recovered });
-    await recordResult(ctx, kind, resource, outcome.recovered, fields, values);
+    await recordResult(ctx, kind, resource, outcome.recovered, fields, values, undefined, pending);
     ctx.ids.set(c.address, outcome.recovered);
     return outcome.recovered;
   }
@@ -163,7 +169,7 @@ async function createObject(
   const id = String(created.id);
   if (c.tokenFile) callsDone();
   const kept = await keepToken(ctx, c, resource, id, created.token);
-  await recordResult(ctx, kind, resource, id, fields, values, kept.delivered);
+  await recordResult(ctx, kind, resource, id, fields, values, kept.delivered, pending);
   ctx.ids.set(c.address, id);
   if (kept.error !== undefined) {
     throw new Error(
@@ -293,7 +299,10 @@ async function keepToken(
   return { delivered: { to: "file", host: hostname(), digest: tokenDigest(token) } };
 }
 
-/** Records `resource` as object `id` (`values`: its comparable values when known, see buildRecord). */
+/**
+ * Records `resource` as object `id` (`values`: its comparable values when known, see buildRecord),
+ * dropping the pending record `pending` in the same write.
+ */
 async function recordResult(
   ctx: ApplyContext,
   kind: KindDescriptor,
@@ -302,14 +311,36 @@ async function recordResult(
   fields: Record<string, unknown>,
   values?: Values,
   delivered?: TokenDelivery,
+  pending?: string,
 ): Promise<string> {
   const record = buildRecord(kind, resource, id, fields, ctx.now(), values);
   if (delivered) record.tokenDelivered = delivered;
   else keepDelivery(record, ctx.journal.records[resource.address]);
   // A result nobody waits for is noted without a promise of its own (10,000 per large apply).
-  if (waitsForState(ctx)) await ctx.journal.set(record);
-  else ctx.journal.note(record);
+  if (waitsForState(ctx)) await ctx.journal.set(record, {}, pending);
+  else ctx.journal.note(record, pending);
   return id;
+}
+
+/**
+ * `postOrRecover`, noting in `ctx.sent` that the create may have happened unless its answer proves
+ * it did not (its pending record is then dropped at the end of the apply).
+ */
+async function sendCreate(
+  ctx: ApplyContext,
+  address: string,
+  kind: KindDescriptor,
+  body: unknown,
+  marker: OwnershipMarker | undefined,
+  exclude: string | undefined,
+): Promise<{ created: Record<string, unknown> } | { recovered: string }> {
+  ctx.sent.add(address);
+  try {
+    return await postOrRecover(ctx, address, kind, body, marker, exclude);
+  } catch (err) {
+    if (err instanceof CreateFailedError || !mayHaveBeenCreated(err)) ctx.sent.delete(address);
+    throw err;
+  }
 }
 
 /**
@@ -334,11 +365,26 @@ function desiredOf(ctx: ApplyContext, address: string): DesiredResource {
   return r;
 }
 
-/** The marker tgw writes: this stack, the address, and the lineage and serial of the state being written. */
-function markerOf(ctx: ApplyContext, kind: KindDescriptor, address: string): OwnershipMarker | undefined {
+/**
+ * The marker tgw writes: this stack, the address, the lineage and a serial the state has already
+ * written, and in a create call its create id (./pending.ts).
+ */
+function markerOf(
+  ctx: ApplyContext,
+  kind: KindDescriptor,
+  address: string,
+  create?: string,
+): OwnershipMarker | undefined {
   const { desired } = ctx;
   if (desired.ownership !== "marker" || kind.module) return undefined;
-  return { stack: desired.stack, address, lineage: ctx.journal.lineage, serial: ctx.journal.markerSerial };
+  const marker: OwnershipMarker = {
+    stack: desired.stack,
+    address,
+    lineage: ctx.journal.lineage,
+    serial: ctx.journal.markerSerial,
+  };
+  if (create !== undefined) marker.create = create;
+  return marker;
 }
 
 function mayHaveBeenCreated(err: unknown): boolean {
@@ -409,7 +455,8 @@ async function findByMarker(
     })) {
       if (item.id === exclude) continue;
       const m = liveMetadataOf(kind, item)?.marker;
-      if (m?.stack === marker.stack && m.address === marker.address) return String(item.id);
+      if (m?.stack !== marker.stack || m.address !== marker.address) continue;
+      if (marker.create === undefined || m.create === marker.create) return String(item.id);
     }
   } catch {
     // The API is still failing: the next plan finds the object through its marker.

@@ -21,23 +21,23 @@ import { returnsToken } from "../model/token-file.js";
 import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
+import { SharedRecordError } from "./errors.js";
 import { digestOf, keptDigests, sha256, valuesFingerprint } from "./fingerprint.js";
 import { applyImports, type Import } from "./imports.js";
 import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
-import { applyMoves, type Move } from "./moves.js";
+import { applyMoves, type Move, renamedBy } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
 import {
   DEPOSED_SUFFIX,
   DUPLICATE_SUFFIX,
   type Duplicate,
-  foreignLineages,
   type Match,
   matchOwnership,
   type Orphan,
-  recordYields,
   terraformObjects,
 } from "./ownership.js";
+import { resolvePending } from "./pending.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
@@ -65,23 +65,31 @@ export interface PlanInput {
 
 const MARKER_MISSING = "the ownership marker is missing";
 
+const REISSUE =
+  "made by an apply that was cut off before the answer holding its token arrived: nobody has its token, so it is deleted and created again";
+
 /**
- * Plans the changes that make `live` equal `desired`. Duplicates (a second object carrying an
- * address's marker) are deleted, each as its own change `<address>#duplicate:<id>`.
+ * Plans the changes that make `live` equal `desired`. Pending creates are resolved first
+ * (./pending.ts); their duplicates (further objects of one create) are deleted, each as its own
+ * change `<address>#duplicate:<id>`.
  */
 export function makePlan(input: PlanInput): Plan {
   const { desired } = input;
   const destroy = input.destroy === true;
   const moves = destroy ? [] : (input.moves ?? []);
-  const yields =
-    moves.length === 0
-      ? undefined
-      : recordYields({ desired, resources: desired.resources, live: input.live, state: input.state });
-  const moved = applyMoves(desired.stack, input.state, input.live, moves, yields);
-  const { live } = moved;
+  const { live } = input;
+  const pending = resolvePending(desired.stack, input.state, live, returnsToken);
+  const moved = applyMoves(pending.state, moves);
   const imported = applyImports(desired.stack, moved.state, live, destroy ? [] : (desired.imports ?? []));
   const { state } = imported;
-  const own = matchOwnership({ desired, resources: destroy ? [] : desired.resources, live, state });
+  checkOneRecordPerObject(state);
+  const own = matchOwnership({
+    desired,
+    resources: destroy ? [] : desired.resources,
+    live,
+    state,
+    renamed: renamedBy(moves),
+  });
 
   const byAddress = new Map<string, Match>();
   for (const m of own.matches) byAddress.set(m.resource.address, m);
@@ -91,7 +99,9 @@ export function makePlan(input: PlanInput): Plan {
   const forced = new Set(input.replace ?? []);
   const changes: Change[] = [];
   for (const m of dependencyOrder(own.matches, byAddress)) {
-    const change = planMatch(m, idOf, forced.has(m.resource.address), state.lineage);
+    const reissue = m.live !== undefined && m.record?.tokenDelivered?.to === "nobody";
+    const change = planMatch(m, idOf, forced.has(m.resource.address) || reissue, state.lineage);
+    if (reissue && change.action === "replace") change.reason = REISSUE;
     if (change.action === "create" || change.action === "replace") {
       renewed.add(change.address);
       if (returnsToken(change.kind)) {
@@ -103,8 +113,8 @@ export function makePlan(input: PlanInput): Plan {
   const removed = new Set(desired.removed);
   for (const o of own.orphans)
     changes.push(removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy));
-  for (const d of own.duplicates) changes.push(duplicateDelete(d));
-  const forget = [...own.forget];
+  for (const d of pending.duplicates) changes.push(duplicateDelete(d));
+  const forget = [...own.forget, ...pending.drop];
   for (const move of moved.applied) {
     markMoved(changes, move);
     if (input.state.resources[move.from]) forget.push(move.from);
@@ -115,7 +125,9 @@ export function makePlan(input: PlanInput): Plan {
   for (const c of changes)
     if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  const foreign = foreignLineages({ desired, live, state });
+  const foreign = own.conflicts;
+  const duplicateIds = new Set(pending.duplicates.map((d) => d.live.id));
+  const unmanaged = own.unmanaged.filter((u) => !duplicateIds.has(u.id));
   const created = new Set(changes.filter((c) => c.action === "create").map((c) => c.kind));
   const terraform = terraformObjects(desired.stack, created, live);
 
@@ -126,13 +138,32 @@ export function makePlan(input: PlanInput): Plan {
     forget: forget.sort(),
     basis: planBasis(
       state,
-      () => liveFingerprint(input.live),
+      () => liveFingerprint(live),
       () => desiredFingerprint(desired),
       input.lazyFingerprints === true,
     ),
     ...(foreign ? { foreignLineages: foreign } : {}),
+    ...(pending.recovered.length > 0 ? { recover: pending.recovered } : {}),
+    ...(unmanaged.length > 0 ? { unmanaged } : {}),
     ...(terraform ? { terraformObjects: terraform } : {}),
   };
+}
+
+/**
+ * The invariant the state keeps: no two records hold one object (a deposed record's object is its
+ * own: the old half of a replace).
+ * @throws SharedRecordError naming each shared object and its addresses
+ */
+function checkOneRecordPerObject(state: StateSnapshot): void {
+  const first = new Map<string, string>();
+  const shared = new Map<string, string[]>();
+  for (const r of Object.values(state.resources)) {
+    const other = first.get(r.id);
+    if (other === undefined) first.set(r.id, r.address);
+    else shared.set(r.id, [...(shared.get(r.id) ?? [other]), r.address]);
+  }
+  if (shared.size > 0)
+    throw new SharedRecordError([...shared].map(([id, addresses]) => ({ id, addresses: addresses.sort() })));
 }
 
 /** The delete of an object the configuration no longer has (or of everything, with `destroy`). */
@@ -183,7 +214,7 @@ function orphanForget(o: Orphan, stack: string): Change {
   };
 }
 
-/** The delete of a second object carrying an address's marker, as `<address>#duplicate:<id>`. */
+/** The delete of a second object made by one pending create, as `<address>#duplicate:<id>`. */
 function duplicateDelete(d: Duplicate): Change {
   const kind = getKind(d.kind);
   return {
@@ -193,9 +224,7 @@ function duplicateDelete(d: Duplicate): Change {
     id: d.live.id,
     before: liveValues(kind, d.live.raw),
     changedFields: [],
-    reason: `duplicate: it also carries the ownership marker of ${d.address}; ${d.keptId} is kept (${
-      d.keptBecause === "state" ? "the object this state records" : "the oldest"
-    })`,
+    reason: `duplicate: the same create of ${d.address} made it and ${d.keptId}, which is kept`,
     dependsOn: [],
   };
 }

@@ -23,6 +23,7 @@ import {
   type StateListing,
   type StateSnapshot,
   type StateStore,
+  type StateVersion,
   type Unlock,
 } from "../state/store.js";
 import { hasChanges, isChange, type Plan } from "./action.js";
@@ -33,6 +34,7 @@ import { fencedApi } from "./fencing.js";
 import { StateJournal } from "./journal.js";
 import { listingAfter, sameUnrecorded } from "./listing.js";
 import type { LiveState } from "./live.js";
+import { claimsAfterTakeover } from "./ownership.js";
 import type { PageCursors } from "./pages.js";
 import { checkModuleParents } from "./parents.js";
 import { makePlan } from "./plan.js";
@@ -55,11 +57,12 @@ const JOURNAL_GATHER_MS = 20;
 /** Options of a reconcile. */
 export interface ReconcileOptions extends SafetyOptions {
   /**
-   * The lineage a missing state (serial 0) is planned and written with, instead of the store's fresh
-   * one: a long-running driver (`tgw watch`) whose state file was deleted behind it knows the lineage
-   * its ownership markers carry, so its objects are recovered as its own, not another workspace's.
+   * The lineage and serial a missing state (serial 0) is planned and written with: a long-running
+   * driver (`tgw watch`) whose state was deleted behind it knows the lineage and last serial its
+   * ownership markers carry, so their claims are known (`StateSnapshot.claims`) and its objects are
+   * recovered as its own, not another workspace's.
    */
-  restartLineage?: string;
+  restartVersion?: StateVersion;
   /**
    * Hand each new API key's token to this shell command (stdin) instead of writing its token file:
    * `TGW_TOKEN_COMMAND` (docs/ci.md > Tokens; ./token-command.ts).
@@ -142,7 +145,7 @@ export interface ReconcileResult {
 
 /**
  * Refreshes, plans, checks safety and (mode `apply`) applies.
- * @throws DuplicateMarkerError, UnsafePlanError, StalePlanError, NotConfirmedError, ApplyFailedError,
+ * @throws SharedRecordError, UnsafePlanError, StalePlanError, NotConfirmedError, ApplyFailedError,
  *   the state store's errors (LockTimeoutError...), ApiError / NetworkError from the refresh, or
  *   `signal.reason` when aborted before apply started.
  */
@@ -208,11 +211,12 @@ async function lockState({ store, options, signal, emit }: Run): Promise<Unlock>
   }
 }
 
-/** Reads the state; a missing one (serial 0) takes `restartLineage` when given. */
+/** Reads the state; a missing one (serial 0) takes `restartVersion` when given. */
 async function readState({ store, options }: Run): Promise<StateSnapshot> {
   const read = await store.read();
-  const { restartLineage } = options;
-  return read.serial === 0 && restartLineage ? { ...read, lineage: restartLineage } : read;
+  const restart = options.restartVersion;
+  if (read.serial !== 0 || !restart) return read;
+  return { ...read, lineage: restart.lineage, claims: { [restart.lineage]: restart.serial } };
 }
 
 /** A plan, and the listing the state holds once it is applied (./listing.ts `listingAfter`). */
@@ -255,13 +259,12 @@ async function planOnce(run: Run, state: StateSnapshot): Promise<Planned> {
   if (options.saved) checkSavedPlan(options.saved, plan);
   checkPlanSafety(plan, desired, options);
   if (plan.foreignLineages) {
+    // Past checkPlanSafety: --takeover was given.
     const message = foreignLineageMessage(plan.stack, plan.foreignLineages);
-    const next = options.takeover
-      ? "; --takeover given: proceeding"
-      : "; with --detailed-exitcode or CI=true this is refused unless --takeover is given";
-    emit({ type: "warning", message: message + next });
+    emit({ type: "warning", message: `${message}; --takeover given: this state takes them over` });
   }
-  return { plan, listing: listingAfter(state, live, createdKinds(plan)) };
+  if (plan.unmanaged) emit({ type: "warning", message: unmanagedMessage(plan.stack, plan.unmanaged) });
+  return { plan, listing: listingAfter(state, live) };
 }
 
 /**
@@ -306,21 +309,24 @@ function wantsApply(
   return (
     needsApply(plan, desired, state) ||
     apiToRecord(plan, state, options.apiIdentity) ||
-    listingToRecord(state, listing)
+    listingToRecord(state, listing) ||
+    plan.foreignLineages !== undefined
   );
+}
+
+/** What the plan says of unrecorded objects carrying this stack's marker, which it leaves alone. */
+function unmanagedMessage(stack: string, unmanaged: NonNullable<Plan["unmanaged"]>): string {
+  const n = unmanaged.length;
+  const named = unmanaged
+    .slice(0, 5)
+    .map((u) => `${u.address} (${u.id})`)
+    .join(", ");
+  return `${n} object${n === 1 ? " carries" : "s carry"} the ownership marker of stack "${stack}" but no state record: ${named}${n > 5 ? `, and ${n - 5} more` : ""}; left alone (forgotten with tgw state rm, or made by a run whose state was not kept). Adopt one with tgw import, or delete it yourself`;
 }
 
 /** True when the state was written and its unrecorded kinds change (./listing.ts). */
 function listingToRecord(state: StateSnapshot, listing: StateListing): boolean {
   return state.serial > 0 && !sameUnrecorded(state.listing, listing);
-}
-
-/** The collection kinds `plan` creates objects of (creates and replaces). */
-function createdKinds(plan: Plan): Set<string> {
-  const kinds = new Set<string>();
-  for (const c of plan.changes)
-    if ((c.action === "create" || c.action === "replace") && !getKind(c.kind).module) kinds.add(c.kind);
-  return kinds;
 }
 
 /** The result of a run that does not apply, once the tokens the plan loses are reported. */
@@ -375,7 +381,12 @@ async function applyLocked(
   // Unrecorded kinds are written before the first create (a crash may leave its object unrecorded);
   // the API even when the plan has nothing else to write (otherwise the first write of the apply
   // carries it, so serials count as before).
-  if (listingToRecord(state, listing) || (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan)))
+  const takeover = plan.foreignLineages !== undefined && !hasChanges(plan);
+  if (
+    listingToRecord(state, listing) ||
+    takeover ||
+    (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan))
+  )
     await journal.update(() => {}, { now: true });
   const recovered = new Map<string, string>();
   const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
@@ -416,7 +427,13 @@ function openJournal(
   state: StateSnapshot,
   listing: StateListing,
 ): StateJournal {
-  const recorded = { ...state, ...(options.apiIdentity ? { api: options.apiIdentity } : {}), listing };
+  const claims = claimsAfterTakeover(state, plan.foreignLineages);
+  const recorded = {
+    ...state,
+    ...(options.apiIdentity ? { api: options.apiIdentity } : {}),
+    listing,
+    ...(claims ? { claims } : {}),
+  };
   return new StateJournal(
     store,
     recorded,
@@ -458,7 +475,7 @@ function apiToRecord(plan: Plan, state: StateSnapshot, api: StateApi | undefined
 
 /** True when applying `plan` would call the API or change the state. */
 export function needsApply(plan: Plan, desired: DesiredState, state: StateSnapshot): boolean {
-  if (hasChanges(plan) || plan.forget.length > 0) return true;
+  if (hasChanges(plan) || plan.forget.length > 0 || plan.recover) return true;
   const ids = new Map(plan.changes.flatMap((c) => (c.id ? [[c.address, c.id] as const] : [])));
   const resources = new Map(desired.resources.map((r) => [r.address, r]));
   return plan.changes.some((c) => {

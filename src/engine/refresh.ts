@@ -7,13 +7,14 @@
  * - With `ownership: marker` a kind is listed whole when it may hold objects carrying this stack's
  *   marker that no record names, since those are found only through their markers: a configured
  *   address of the kind has no record (adopt it rather than create it again), the state was never
- *   written, or the state says so (`StateListing.unrecorded`: a create was sent, `tgw state rm`, a
- *   state put back by hand), or a `removed:` entry's address has no record (another workspace's
- *   object may carry its marker, which the entry takes out). A kind neither configured, recorded,
- *   removed nor unrecorded is not read at all.
- * - A kind read by GETs is listed too when one of its recorded objects is gone (the plan would make it
- *   again, unless another workspace already made the address's object, found by its marker), or
- *   carries another marker than its record's (another workspace took it over, a rename...).
+ *   written, or a pending create of the kind is to be resolved by its create id (./pending.ts), or the
+ *   state says so (`StateListing.unrecorded`: a state put back by hand, whose objects' newer claims
+ *   must be seen), or a `removed:` entry's address has no record (an object may carry its marker,
+ *   which the entry takes out). A kind neither configured, recorded, removed nor unrecorded is not
+ *   read at all. A recorded object is its record's whatever its marker says (./ownership.ts): a
+ *   re-marked one needs no list.
+ * - A kind read by GETs is listed too when one of its recorded objects is gone: the plan would make it
+ *   again, and an object marked for the address since is adopted (or another workspace's refused).
  * - One GET per module path the configuration names or the state records (a 404 means "not set"),
  *   and after a 404 one GET of the module's parent (edge or route; once per parent), so that a
  *   mistyped edge or route id is reported at plan time (./parents.ts) instead of failing apply.
@@ -32,6 +33,7 @@ import { readsByGet, unrecordedKinds } from "./listing.js";
 import { emptyLiveState, type LiveState, liveObject } from "./live.js";
 import { modulePath } from "./ownership.js";
 import { type PageCursors, readPages } from "./pages.js";
+import { PENDING_SUFFIX } from "./pending.js";
 
 /** What to read: collection kinds to list, objects to GET one by one, module paths to GET. */
 export interface RefreshScope {
@@ -76,6 +78,8 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
   }
   for (const record of Object.values(state.resources)) {
     if (getKind(record.kind).module) modules.set(record.id, record.kind);
+    // A pending create is found by its create id, in its kind's list (./pending.ts).
+    else if (record.address.endsWith(PENDING_SUFFIX)) mustList.add(record.kind);
     else idsOf(record.kind).set(record.id, record.address);
   }
   // An `import:` entry's object is read whatever its kind's choice: the plan adopts it by id.
@@ -184,10 +188,9 @@ export async function refresh(
     });
   }
   await Promise.all(tasks);
-  // A recorded object found gone is made again by the plan, unless another workspace already made
-  // the address's object; one carrying another marker may yield to an object carrying its address's.
-  // Only a list shows those (by their markers): the kind is listed too.
-  const gone = new Set(scope.objects.filter((o) => !asRecorded(o, live, scope.owner)).map((o) => o.kind));
+  // A recorded object found gone is made again by the plan: its kind is listed first, so that an
+  // object marked for the address since (adopted) or by another workspace (refused) shows.
+  const gone = new Set(scope.objects.filter((o) => !live.objects.has(o.id)).map((o) => o.kind));
   if (!first && gone.size > 0) {
     tasks.length = 0;
     for (const kindName of gone) list(kindName);
@@ -217,28 +220,6 @@ async function listInto(
   }
   cursors?.set(kindName, read.cursors);
   live.listedKinds.add(kindName);
-}
-
-/**
- * True when the object read by GET is there and, with markers (`owner`), carries this stack's marker
- * for its address, of this state's lineage (or none recorded) and no later serial.
- */
-function asRecorded(
-  o: RefreshScope["objects"][number],
-  live: LiveState,
-  owner: RefreshScope["owner"],
-): boolean {
-  const found = live.objects.get(o.id);
-  if (!found) return false;
-  if (!owner || !getKind(o.kind).metadataField) return true;
-  const m = found.marker;
-  return (
-    m !== undefined &&
-    m.stack === owner.stack &&
-    m.address === o.address &&
-    (m.lineage === undefined || m.lineage === owner.lineage) &&
-    (m.serial ?? 0) <= owner.serial
-  );
 }
 
 /** The API path of a module's parent object: `/edges/https/E/routes/R/saml` -> `/edges/https/E/routes/R`. */

@@ -6,8 +6,9 @@
  * - `--max-deletes N`: more than N objects deleted (deletes plus replaces) is refused unless `--force`.
  * - `--allow-empty`: a desired state with no resources, planned against a stack that owns objects,
  *   is refused without it (an empty or mistyped `-f` must not delete everything).
- * - `refuseTakeover` (the CLI under `--detailed-exitcode` or `CI=true`): objects of the stack whose
- *   markers record another state lineage (another workspace's state) are refused unless `takeover`.
+ * - `foreign_lineage`: objects of the stack whose marker claims this state has not seen (newer than
+ *   it, or of another workspace's lineage: docs/state.md > Claims) are refused unless `takeover`,
+ *   naming the objects and the remedies. No rule guesses which came first.
  * - `other_driver`: a plan that creates objects of kinds whose live objects carry a Terraform marker
  *   of this stack's name (`plan.terraformObjects`) is refused unless `allowTerraformObjects`: the
  *   stack is applied with Terraform or `cdktf deploy`, and tgw, which never adopts such objects,
@@ -25,24 +26,34 @@ export interface SafetyOptions {
   force?: boolean;
   /** Allows an empty desired state to delete everything the stack owns. */
   allowEmpty?: boolean;
-  /** Refuse a plan of a stack whose markers record another state lineage (unless `takeover`). */
-  refuseTakeover?: boolean;
-  /** Proceed although markers record another state lineage (`--takeover`). */
+  /** Proceed although markers carry claims this state has not seen (`--takeover`). */
   takeover?: boolean;
   /** Create although Terraform markers name this stack (`--allow-terraform-objects`). */
   allowTerraformObjects?: boolean;
 }
 
 /**
- * What the plan says about markers of another state lineage, naming both lineages and the objects:
- * `the state's lineage is L, but 3 objects of stack "s" carry markers of lineage M (...)`.
+ * What the plan says about marker claims this state has not seen, naming the lineages, a few objects
+ * and the remedies: `stack "s": 3 objects carry ownership markers this state (lineage L, serial 4) has
+ * not seen: 2 of lineage L up to serial 9 (newer than this state: an older copy was put back?) ...`.
  */
 export function foreignLineageMessage(stack: string, f: ForeignLineages): string {
+  const total = f.others.reduce((n, o) => n + o.objects, 0);
   const others = f.others
-    .map((o) => `${o.objects} object${o.objects === 1 ? "" : "s"} of lineage ${o.lineage}`)
-    .join(", ");
-  return `the state's lineage is ${f.lineage}, but stack "${stack}" has ${others} in their ownership markers (another workspace's state wrote them, or this workspace's state was lost): applying takes them over`;
+    .map((o) =>
+      o.newer
+        ? `${o.objects} written by this state's lineage after its serial (up to serial ${o.serial}): this state is behind, an older copy was put back`
+        : `${o.objects} of lineage ${o.lineage} (another workspace's state, or a state that was lost)`,
+    )
+    .join("; ");
+  const named = f.examples.map((e) => `${e.address} (${e.id}, serial ${e.serial})`).join(", ");
+  const more = total > f.examples.length ? `, and ${total - f.examples.length} more` : "";
+  return `stack "${stack}": ${total} object${total === 1 ? " carries" : "s carry"} ownership markers this state (lineage ${f.lineage}, serial ${f.serial}) has not seen: ${others}. Objects: ${named}${more}`;
 }
+
+/** The ways out of `foreignLineageMessage`'s conflict. */
+export const FOREIGN_LINEAGE_REMEDIES =
+  "Use the newer state (tgw state history / tgw state restore, or the state file the other workspace writes), or, if this workspace is to own them from now on, apply with --takeover (after a lost state, --takeover rebuilds it from the markers). Nothing was changed.";
 
 /** What the rule `other_driver` says: who applies the stack, and the ways out. */
 export function otherDriverMessage(t: TerraformObjects): string {
@@ -86,10 +97,10 @@ export function checkPlanSafety(plan: Plan, desired: DesiredState, options: Safe
       });
     }
   }
-  if (plan.foreignLineages && options.refuseTakeover && !options.takeover) {
+  if (plan.foreignLineages && !options.takeover) {
     reasons.push({
       rule: "foreign_lineage",
-      message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)} (use --takeover if this workspace is to own them; after a lost state, --takeover rebuilds it from the markers)`,
+      message: `${foreignLineageMessage(plan.stack, plan.foreignLineages)}. ${FOREIGN_LINEAGE_REMEDIES}`,
     });
   }
   // Only while the plan still creates such a kind: --target / --exclude may have left those creates out.

@@ -24,6 +24,7 @@ export {
   decodeMetadata,
   encodeMetadata,
   isTerraformMarker,
+  MARKER_CREATE_PLACEHOLDER,
   MARKER_KEY,
   MARKER_LINEAGE_PLACEHOLDER,
   MARKER_SERIAL_PLACEHOLDER,

@@ -5,7 +5,8 @@
  * - The user writes metadata as a mapping (becomes a JSON object) or as a string. A string that
  *   parses as a JSON object is that object; any other string is kept as `{"value": "<string>"}`
  *   when a marker must be added, and sent unchanged when not.
- * - With a marker, the object gets the key `tgw` = `{"address": ..., "lineage": ..., "stack": ...}`;
+ * - With a marker, the object gets the key `tgw` = `{"address": ..., "create": ..., "lineage": ...,
+ *   "serial": ..., "stack": ...}` (`create` only in the create call);
  *   the user may not use the key `tgw` (`MARKER_KEY`) at the top level of their metadata. `lineage`
  *   (the state lineage of the workspace that wrote the marker) is absent from markers written before
  *   it existed and from Terraform's; such a marker matches any lineage.
@@ -23,12 +24,17 @@ export interface OwnershipMarker {
   /** Lineage of the state of the workspace that wrote the marker; absent: any (older markers). */
   lineage?: string;
   /**
-   * The serial of the first state write of the apply that wrote the marker (a state holding this
-   * object's record has at least this serial); absent in markers written before it existed. A state
-   * of the same lineage with a lower serial is older than the marker (a restored copy): its record of
-   * the object yields to the marker (src/engine/ownership.ts).
+   * The serial of a state already written when the marker was sent (a state of this lineage that saw
+   * the marker has at least this serial); absent in markers written before it existed. A marker with
+   * a higher serial than the state reading it says the state is behind (docs/state.md > Claims).
    */
   serial?: number;
+  /**
+   * The create id of the pending create that made the object (written in the create call itself, and
+   * recorded in the state before the call is sent): how the next run finds the outcome of a create
+   * whose answer was lost (docs/state.md > Pending creates). Absent once the marker is rewritten.
+   */
+  create?: string;
 }
 
 /**
@@ -39,6 +45,9 @@ export const MARKER_LINEAGE_PLACEHOLDER = "0".repeat(36);
 
 /** The serial the size check of the configuration assumes (9 digits: far more applies than any state sees). */
 export const MARKER_SERIAL_PLACEHOLDER = 999_999_999;
+
+/** Length of a create id (`OwnershipMarker.create`, 16 hex digits), assumed by the size check too. */
+export const MARKER_CREATE_PLACEHOLDER = "0".repeat(16);
 
 /** Metadata as written in configuration: a mapping, a string, or nothing. */
 export type UserMetadata = Record<string, unknown> | string | undefined;
@@ -79,6 +88,7 @@ export function encodeMetadata(user: UserMetadata, marker?: OwnershipMarker): st
   const written: OwnershipMarker = { stack: marker.stack, address: marker.address };
   if (marker.lineage !== undefined) written.lineage = marker.lineage;
   if (marker.serial !== undefined) written.serial = marker.serial;
+  if (marker.create !== undefined) written.create = marker.create;
   return canonicalJson({ ...base, [MARKER_KEY]: written });
 }
 
@@ -116,6 +126,7 @@ export function markerIn(obj: Record<string, unknown>): OwnershipMarker | undefi
   const marker: OwnershipMarker = { stack: m.stack, address: m.address };
   if (typeof m.lineage === "string") marker.lineage = m.lineage;
   if (typeof m.serial === "number" && Number.isSafeInteger(m.serial)) marker.serial = m.serial;
+  if (typeof m.create === "string") marker.create = m.create;
   return marker;
 }
 

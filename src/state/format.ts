@@ -111,9 +111,17 @@ export function orderedSnapshot(snapshot: StateSnapshot): StateSnapshot {
           },
         }),
     ...(snapshot.listing === undefined ? {} : { listing: orderedListing(snapshot.listing) }),
+    ...(snapshot.claims === undefined ? {} : { claims: orderedClaims(snapshot.claims) }),
     resources,
   };
   return ordered;
+}
+
+/** A copy of `claims` with lineages sorted. */
+function orderedClaims(claims: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const lineage of Object.keys(claims).sort(byCodePoint)) out[lineage] = claims[lineage] as number;
+  return out;
 }
 
 /** A copy of `listing` in file order: kinds sorted. */

@@ -28,6 +28,7 @@ interface JournalEntry {
   stack: string;
   api?: StateSnapshot["api"];
   listing?: StateSnapshot["listing"];
+  claims?: StateSnapshot["claims"];
   set: Record<string, StateRecord>;
   removed: string[];
 }
@@ -50,6 +51,7 @@ export function journalLine(
     stack: header.stack,
     ...(header.api === undefined ? {} : { api: header.api }),
     ...(header.listing === undefined ? {} : { listing: header.listing }),
+    ...(header.claims === undefined ? {} : { claims: header.claims }),
     set,
     removed: [...changes.removed],
   };
@@ -121,12 +123,17 @@ export function replayJournal(snapshot: StateSnapshot, journal: Buffer): Replaye
   return out;
 }
 
-/** Sets the fields of `snapshot` that every write gives whole (the API, the listing) to `header`'s. */
+/**
+ * Sets the fields of `snapshot` that every write gives whole (the API, the listing, the claims) to
+ * `header`'s.
+ */
 export function setHeader(snapshot: StateSnapshot, header: Omit<StateSnapshot, "resources">): void {
   if (header.api === undefined) delete snapshot.api;
   else snapshot.api = header.api;
   if (header.listing === undefined) delete snapshot.listing;
   else snapshot.listing = header.listing;
+  if (header.claims === undefined) delete snapshot.claims;
+  else snapshot.claims = header.claims;
 }
 
 /** The entry of one line, or why it is not one. */
@@ -167,6 +174,7 @@ function entryProblems(e: JournalEntry, line: string): string[] {
       stack: e.stack,
       ...(e.api === undefined ? {} : { api: e.api }),
       ...(e.listing === undefined ? {} : { listing: e.listing }),
+      ...(e.claims === undefined ? {} : { claims: e.claims }),
       resources: e.set,
     },
     line,

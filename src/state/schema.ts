@@ -7,7 +7,7 @@ import { STATE_FORMAT_VERSION } from "./snapshot.js";
 /** Pattern of a hex SHA-256 digest. */
 export const DIGEST = "^[0-9a-f]{64}$";
 
-/** JSON Schema (2020-12) of a state file of format version 1 to 3 (./snapshot.ts STATE_FORMAT_VERSION). */
+/** JSON Schema (2020-12) of a state file of format version 1 to 4 (./snapshot.ts STATE_FORMAT_VERSION). */
 export const stateSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: "tgw:state",
@@ -37,6 +37,7 @@ export const stateSchema = {
         unrecorded: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
       },
     },
+    claims: { type: "object", additionalProperties: { type: "integer", minimum: 0 } },
     resources: { type: "object", additionalProperties: { $ref: "#/$defs/record" } },
   },
   $defs: {
@@ -57,7 +58,7 @@ export const stateSchema = {
           required: ["to"],
           additionalProperties: false,
           properties: {
-            to: { enum: ["file", "command"] },
+            to: { enum: ["file", "command", "nobody"] },
             host: { type: "string", minLength: 1 },
             digest: { $ref: "#/$defs/digest" },
           },

@@ -12,9 +12,11 @@ export const EVERY_KIND = "*";
  * Format version written by this tgw (`StateSnapshot.version`). 2: records may say where an API key's
  * token went (`tokenDelivered`, with the token's digest), which builds reading only version 1 would
  * call corrupt: they say "upgrade tgw" instead. 3: the state may hold what the refresh remembers
- * (`listing`). Older files are read the same way and written as 3.
+ * (`listing`). 4: the state may hold pending creates (records at `<address>#pending`, whose id is the
+ * create id) and the marker claims it took over (`claims`), which a build reading version 3 would take
+ * for addresses. Older files are read the same way and written as 4.
  */
-export const STATE_FORMAT_VERSION = 3;
+export const STATE_FORMAT_VERSION = 4;
 
 /**
  * The state of a stack that has never been written: serial 0, no resources, and a fresh random

@@ -1,7 +1,7 @@
 /**
  * The state store contract: the reconciler's own record of what it manages (docs/design.md
- * section 3.2). The state is a cache and a journal, not the only truth: when it is lost or stale the
- * engine rebuilds it from ownership markers in live state. It never holds a secret: only ids,
+ * section 3.2). The state is the truth for every object it records (docs/state.md > Identity); a lost
+ * state is rebuilt from ownership markers with `--takeover`. It never holds a secret: only ids,
  * fingerprints and SHA-256 digests of write-only inputs.
  *
  * Implementations: ./file-store.ts (local JSON file) and ./postgres/store.ts (PostgreSQL, shared by a
@@ -34,9 +34,12 @@ export interface StateRecord {
   appliedAt: string;
 }
 
-/** Where a created key's token went (see `StateRecord.tokenDelivered`). */
+/**
+ * Where a created key's token went (see `StateRecord.tokenDelivered`); `nobody`: the key was found
+ * by its pending create after the answer holding its token was lost (the plan creates it again).
+ */
 export interface TokenDelivery {
-  to: "file" | "command";
+  to: "file" | "command" | "nobody";
   /** The machine whose file received it (`os.hostname()`); for `file` only. */
   host?: string;
   /**
@@ -73,6 +76,12 @@ export interface StateSnapshot {
    * written before tgw recorded it, which counts as every kind unrecorded.
    */
   listing?: StateListing;
+  /**
+   * Per lineage, the highest ownership-marker serial this state has taken over (`--takeover`):
+   * markers of that lineage up to it are known claims, not another workspace's (docs/state.md >
+   * Claims). Absent: none taken over.
+   */
+  claims?: Record<string, number>;
   /** Records by address. */
   resources: Record<string, StateRecord>;
 }

@@ -111,7 +111,8 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
       lost.clear();
       const onEvent = progressHandler(opts, run, request, lost);
       const revision = opts.revision?.();
-      const restartLineage = versions.get(desired.stack)?.lineage;
+      const known = versions.get(desired.stack);
+      const restart = known && { lineage: known.lineage, serial: known.serial };
       const attempt = (readLive: LiveReader, partial: boolean) =>
         reconcile({
           desired,
@@ -119,7 +120,7 @@ export function engineDeps(opts: EngineDepsOptions): WatchDeps {
           store: storeFor(desired.stack),
           signal: request.signal,
           onEvent,
-          options: watchReconcileOptions(opts, request.mode, revision, restartLineage, readLive, {
+          options: watchReconcileOptions(opts, request.mode, revision, restart, readLive, {
             // A plan from a partial read is applied only if it calls no object it did not read again.
             ...(partial ? { approve: async (plan) => kept.checkPlan(plan) } : {}),
           }),
@@ -202,7 +203,7 @@ function watchReconcileOptions(
   opts: EngineDepsOptions,
   mode: ReconcileRequest["mode"],
   revision: string | undefined,
-  restartLineage: string | undefined,
+  restartVersion: { lineage: string; serial: number } | undefined,
   readLive: LiveReader,
   approval: Pick<ReconcileOptions, "approve">,
 ): ReconcileOptions {
@@ -213,7 +214,7 @@ function watchReconcileOptions(
     lockHolder: "tgw watch",
     ...(opts.apiIdentity ? { apiIdentity: opts.apiIdentity } : {}),
     ...(revision === undefined ? {} : { revision }),
-    ...(restartLineage === undefined ? {} : { restartLineage }),
+    ...(restartVersion === undefined ? {} : { restartVersion }),
     ...(opts.parallelism === undefined ? {} : { parallelism: opts.parallelism }),
     ...(opts.tokenCommand ? { tokenCommand: opts.tokenCommand } : {}),
     ...opts.safety,

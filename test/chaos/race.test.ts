@@ -1,15 +1,17 @@
 /**
  * Two workspaces of one stack (two checkouts, each with its own state file) apply the same 200
  * resources at once: both plans were made before either applied, so both create everything and live
- * state ends with 400 objects for 200 addresses. That must never wedge the stack: the next plan (of
- * either workspace) keeps one object per address and deletes the others as duplicate removals; after
- * its apply both workspaces plan no changes, and destroy works.
+ * state ends with 400 objects for 200 addresses. No rule can tell which workspace should own the
+ * stack, so none guesses: the next plan of either workspace is refused, naming the other's lineage
+ * and the remedies, with no call made. The remedy works and nothing is wedged: the workspace that is
+ * not to own the stack destroys its objects with --takeover (exactly its 200), after which the other
+ * plans no changes without --takeover, and its destroy leaves nothing.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { applyPlan, hasChanges, reconcile, StateJournal } from "../../src/engine/index.js";
+import { applyPlan, hasChanges, reconcile, StateJournal, UnsafePlanError } from "../../src/engine/index.js";
 import { decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
 import { desired, res, STACK } from "../engine/builders.js";
@@ -75,31 +77,39 @@ it("two workspaces applying one stack at once never wedge it", async () => {
     }),
   );
   const raced = await markedPerAddress();
+  expect(raced).toEqual({ objects: 2 * COUNT, addresses: COUNT });
+  const [first, second] = workspaces as [(typeof workspaces)[number], (typeof workspaces)[number]];
+  const lineageOf = async (w: (typeof workspaces)[number]) => (await w.store.read()).lineage;
 
   bench.reset();
-  const second = workspaces[1] as (typeof workspaces)[number];
-  const fix = await run(second, "apply");
-  const removals = fix.plan.changes.filter((c) => c.address.includes("#duplicate:"));
+  for (const [w, other] of [
+    [second, first],
+    [first, second],
+  ] as const) {
+    const refused = await run(w, "apply").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnsafePlanError);
+    expect((refused as Error).message).toContain(`${COUNT} of lineage ${await lineageOf(other)}`);
+  }
+  expect(bench.calls()).toEqual([]);
+
+  // The first workspace is not to own the stack: it destroys what it records, taking the claims.
+  const gone = await reconcile({
+    desired: desired([], "marker", first.dir),
+    api: bench.api,
+    store: first.store,
+    options: { mode: "apply", parallelism: 8, destroy: true, allowEmpty: true, takeover: true },
+  });
   const calls = bench.calls();
   const after = await markedPerAddress();
-  const again = await Promise.all(workspaces.map((w) => run(w, "apply")));
   console.log(
-    `two-workspace race: ${COUNT} addresses, ${raced.objects} objects after the race; the next apply removed ${removals.length} duplicates in ${calls.length} calls; ${after.objects} objects left`,
+    `two-workspace race: ${COUNT} addresses, ${raced.objects} objects after the race; the destroy of one workspace deleted ${gone.plan.changes.length} in ${calls.length} calls; ${after.objects} objects left`,
   );
-
-  expect(raced).toEqual({ objects: 2 * COUNT, addresses: COUNT });
-  expect(removals).toHaveLength(COUNT);
-  expect(
-    removals.every(
-      (c) => c.action === "delete" && /is kept \(the object this state records\)$/.test(c.reason),
-    ),
-  ).toBe(true);
   expect(calls.filter((c) => c.startsWith("DELETE"))).toHaveLength(COUNT);
   expect(calls.filter((c) => !c.startsWith("DELETE"))).toEqual([]);
   expect(after).toEqual({ objects: COUNT, addresses: COUNT });
-  // The first workspace adopts the kept objects through their markers: no call, no change.
-  expect(again.map((r) => hasChanges(r.plan))).toEqual([false, false]);
+  // The other workspace's claims are all there is: no --takeover needed, nothing to change.
+  expect(hasChanges((await run(second, "apply")).plan)).toBe(false);
 
-  await run(workspaces[0] as (typeof workspaces)[number], "apply", true);
+  await run(second, "apply", true);
   expect(await markedPerAddress()).toEqual({ objects: 0, addresses: 0 });
 });

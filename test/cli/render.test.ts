@@ -84,13 +84,14 @@ function scenario() {
       },
     ],
   );
-  return { d, l };
+  // The state records the key the configuration no longer has: its delete is shown.
+  return { d, l, s: state([recordOf(res("api_keys.old"), "ak_9")]) };
 }
 
 describe("human plan", () => {
   it("shows every action with field-level diffs, secrets masked and a summary", () => {
-    const { d, l } = scenario();
-    const text = renderPlan(makePlan({ desired: d, live: l, state: state() }), plain);
+    const { d, l, s } = scenario();
+    const text = renderPlan(makePlan({ desired: d, live: l, state: s }), plain);
     expect(text).toBe(`tgw will perform the following actions:
 
   # api_keys.ci will be created (not in live state)
@@ -100,7 +101,7 @@ describe("human plan", () => {
       + metadata    = ""
       + token       = (sensitive, written to .tgw/secrets/ci.token)
 
-  # api_keys.old will be deleted (no longer in the configuration (found by its ownership marker))
+  # api_keys.old will be deleted (no longer in the configuration)
   - api_keys.old (api_key) ak_9
       - description = ""
       - metadata    = ""
@@ -227,8 +228,8 @@ Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.
 
 describe("JSON plan", () => {
   it("has stable field names and masks secrets", () => {
-    const { d, l } = scenario();
-    const json = planToJson(makePlan({ desired: d, live: l, state: state() }));
+    const { d, l, s } = scenario();
+    const json = planToJson(makePlan({ desired: d, live: l, state: s }));
     expect(Object.keys(json)).toEqual([
       "format_version",
       "stack",

@@ -205,8 +205,8 @@ describe("fields against the kind's schema", () => {
 
   it("checks the metadata limit on the value as sent, ownership marker included", async () => {
     // {"note":"x...x"} is 4051 bytes: under 4096 alone; the marker
-    // ,"tgw":{"address":"api_keys.ci","lineage":"<36-character lineage>","serial":<9 digits>,"stack":"stack"}
-    // adds 116.
+    // ,"tgw":{"address":"api_keys.ci","create":"<16 hex digits>","lineage":"<36-character lineage>",
+    // "serial":<9 digits>,"stack":"stack"} adds 144.
     const files = (ownership: string) => ({
       "a.yaml": yaml(
         `ownership: ${ownership}`,
@@ -216,7 +216,7 @@ describe("fields against the kind's schema", () => {
       ),
     });
     expect(await problems(files("marker"))).toEqual([
-      "a.yaml:4:15: api_keys.ci.metadata: must be at most 4096 bytes of UTF-8 as sent, which includes the ownership marker tgw adds (is 4167)",
+      "a.yaml:4:15: api_keys.ci.metadata: must be at most 4096 bytes of UTF-8 as sent, which includes the ownership marker tgw adds (is 4195)",
     ]);
     await expect(problems(files("state-only"))).rejects.toThrow(/expected a ConfigError/);
   });

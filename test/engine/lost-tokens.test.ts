@@ -37,13 +37,13 @@ async function run(options: ReconcileOptions) {
 const lost = (events: EngineEvent[]) => events.filter((e) => e.type === "token_lost");
 
 describe("lost tokens", () => {
-  it("a key adopted through its marker after a crash before its token file was written is reported, by apply and by later plans", async () => {
+  it("a key adopted through its marker after a lost state and a lost token file is reported, by apply and by later plans", async () => {
     expect(lost(await run({ mode: "apply" }))).toEqual([]);
     const id = (await bench.store.read()).resources["api_keys.ci"]?.id;
     // The crash: the state write and the token file never happened.
     await rm(join(secrets(), "ci.token"));
     await bench.loseState();
-    const applied = await run({ mode: "apply" });
+    const applied = await run({ mode: "apply", takeover: true });
     expect(lost(applied)).toEqual([
       { type: "token_lost", address: "api_keys.ci", id, file: ".tgw/secrets/ci.token" },
     ]);
@@ -62,7 +62,7 @@ describe("lost tokens", () => {
     const token = await readFile(join(secrets(), "ops.token"), "utf8");
     await writeFile(join(secrets(), "ops.token"), "");
     await bench.loseState();
-    const planned = lost(await run({ mode: "plan" }));
+    const planned = lost(await run({ mode: "plan", takeover: true }));
     expect(planned).toContainEqual({
       type: "token_lost",
       address: "api_keys.ops",
@@ -71,10 +71,12 @@ describe("lost tokens", () => {
     });
     // A whole token that the API refuses (a deleted key's): lost too.
     await writeFile(join(secrets(), "ops.token"), "tgw_ops\n");
-    expect(lost(await run({ mode: "plan" })).map((e) => e.address)).toContain("api_keys.ops");
+    expect(lost(await run({ mode: "plan", takeover: true })).map((e) => e.address)).toContain("api_keys.ops");
     // Its own token again: not lost (and the state records the key again for the next test).
     await writeFile(join(secrets(), "ops.token"), token);
-    expect(lost(await run({ mode: "apply" })).map((e) => e.address)).not.toContain("api_keys.ops");
+    expect(lost(await run({ mode: "apply", takeover: true })).map((e) => e.address)).not.toContain(
+      "api_keys.ops",
+    );
   });
 
   it("a whole token left in a temporary file by a killed apply is moved into place; a partial one and stale state files are removed", async () => {

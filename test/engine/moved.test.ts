@@ -19,12 +19,17 @@ beforeAll(async () => {
 });
 afterAll(() => bench.close());
 
-const run = (address: string, moved: { from: string; to: string }[], mode: "plan" | "apply") =>
+const run = (
+  address: string,
+  moved: { from: string; to: string }[],
+  mode: "plan" | "apply",
+  options: { takeover?: boolean } = {},
+) =>
   reconcile({
     desired: { ...desired([res(address, { description: "CI" })], "marker", bench.dir), moved },
     api: bench.api,
     store: bench.store,
-    options: { mode },
+    options: { mode, ...options },
   });
 const secret = (name: string) => readFile(join(bench.dir, ".tgw", "secrets", `${name}.token`), "utf8");
 
@@ -57,11 +62,11 @@ describe("moved", () => {
     expect(again.plan.forget).toEqual([]);
   });
 
-  it("finds the object by its old marker when the state was lost", async () => {
+  it("finds the object by its old marker when the state was lost (--takeover)", async () => {
     await bench.loseState();
     const move = [{ from: "api_keys.deployer", to: "api_keys.ops" }];
     bench.reset();
-    const { plan } = await run("api_keys.ops", move, "apply");
+    const { plan } = await run("api_keys.ops", move, "apply", { takeover: true });
     expect(plan.changes.map((c) => [c.address, c.action])).toEqual([["api_keys.ops", "update"]]);
     expect(bench.calls()).toEqual(["PATCH /api_keys/:id"]);
     expect((await run("api_keys.ops", move, "plan")).plan.changes.map((c) => c.action)).toEqual(["no-op"]);
@@ -116,14 +121,13 @@ describe("moved: conflicts", () => {
       stack: "s",
       resources: { "api_keys.a": rec("api_keys.a", "ak_1"), "api_keys.b": rec("api_keys.b", "ak_2") },
     };
-    const live = (await import("../../src/engine/live.js")).emptyLiveState();
     const moves = [
       { from: "api_keys.a", to: "api_keys.c" },
       { from: "api_keys.b", to: "api_keys.c" },
     ];
     const err = (() => {
       try {
-        applyMoves("s", state, live, moves);
+        applyMoves(state, moves);
       } catch (e) {
         return e;
       }

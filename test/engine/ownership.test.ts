@@ -1,7 +1,8 @@
 /**
  * Ownership and drift against the reference server: changes made behind tgw's back are shown by plan
- * and corrected by apply; a lost state is rebuilt from markers without creating anything; objects
- * without this stack's marker are never touched; import adopts one; the refresh uses lists.
+ * and corrected by apply; a lost state is refused, then rebuilt from markers with --takeover without
+ * creating anything; objects without this stack's marker, or not recorded, are never deleted; import
+ * adopts one; the refresh uses lists.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasChanges, importResource } from "../../src/engine/index.js";
@@ -14,9 +15,19 @@ beforeAll(async () => {
   bench = await startBench();
 });
 afterAll(() => bench.close());
-// Each test starts from an empty stack: whatever it owns is deleted (tests remove their unmarked objects).
+// Each test starts from an empty stack: whatever carries its marker is deleted through the API (an
+// unrecorded object is never deleted by tgw), then the state is dropped. Tests remove their unmarked
+// objects.
 afterEach(async () => {
-  await bench.apply([], { allowEmpty: true });
+  for (const kind of collections().values()) {
+    if (!kind.listKey) continue;
+    for (const o of await bench.api.listAll<{ id: string; metadata?: string }>(kind.path, kind.listKey)) {
+      if (typeof o.metadata === "string" && o.metadata.includes(`"stack":"${STACK}"`))
+        await bench.api.delete(`${kind.path}/${o.id}`);
+    }
+  }
+  await bench.apply([], { allowEmpty: true, takeover: true });
+  await bench.loseState();
   bench.reset();
 });
 
@@ -67,31 +78,39 @@ describe("drift", () => {
 });
 
 describe("ownership", () => {
-  it("rebuilds a lost state from the markers: no creates, no calls, records written", async () => {
+  it("refuses a lost state's markers, then rebuilds it with --takeover: no creates, no calls, records written", async () => {
     await bench.apply([ci, web, compression]);
     await bench.loseState();
-    const { plan } = await bench.plan([ci, web, compression]);
+    await expect(bench.plan([ci, web, compression])).rejects.toThrow(
+      /2 objects carry ownership markers this state .* has not seen: .*--takeover/,
+    );
+    const { plan } = await bench.plan([ci, web, compression], { takeover: true });
     expect(plan.changes.map((c) => [c.address, c.action, c.adopted === true])).toEqual([
       ["api_keys.ci", "no-op", true],
       ["edges.https.edghts_example01.routes.edghtsrt_example01.compression", "no-op", false],
       ["tunnel_group_backends.web", "no-op", true],
     ]);
     bench.reset();
-    await bench.apply([ci, web, compression]);
+    await bench.apply([ci, web, compression], { takeover: true });
     expect(bench.calls()).toEqual([]);
     expect(Object.keys((await bench.store.read()).resources).sort()).toEqual([
       "api_keys.ci",
       "edges.https.edghts_example01.routes.edghtsrt_example01.compression",
       "tunnel_group_backends.web",
     ]);
+    // The claims are the state's now: the next plan needs no --takeover.
+    expect(hasChanges((await bench.plan([ci, web, compression])).plan)).toBe(false);
   });
 
-  it("after a lost state, a removed resource is still pruned through its marker", async () => {
+  it("after a lost state and --takeover, an object no longer configured is left alone and reported", async () => {
     await bench.apply([ci, web]);
     await bench.loseState();
     bench.reset();
-    await bench.apply([web]);
-    expect(bench.calls()).toEqual(["DELETE /api_keys/:id"]);
+    // A lost state's refresh lists every kind: the key is seen, reported, and left alone.
+    const { plan } = await bench.apply([web], { takeover: true });
+    expect(bench.calls()).toEqual([]);
+    expect(plan.unmanaged?.map((u) => u.address)).toEqual(["api_keys.ci"]);
+    expect(plan.changes.map((c) => [c.address, c.action])).toEqual([["tunnel_group_backends.web", "no-op"]]);
   });
 
   it("never touches objects without this stack's marker", async () => {
@@ -103,7 +122,6 @@ describe("ownership", () => {
       metadata: encodeMetadata(undefined, { stack: "other", address: "tunnel_group_backends.web" }),
     });
     await bench.apply([web]);
-    await bench.loseState();
     bench.reset();
     await bench.apply([], { allowEmpty: true });
     expect(bench.calls()).toEqual(["DELETE /backends/tunnel_group/:id"]);
@@ -115,7 +133,7 @@ describe("ownership", () => {
     await bench.api.delete(`/backends/tunnel_group/${other.id}`);
   });
 
-  it("when two live objects carry one address's marker, keeps the oldest and deletes the other", async () => {
+  it("when two unrecorded objects carry one address's marker, adopts the oldest and leaves the other", async () => {
     const metadata = encodeMetadata(undefined, { stack: STACK, address: "tunnel_group_backends.web" });
     const a = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
     const b = await bench.api.post<{ id: string }>("/backends/tunnel_group", { metadata });
@@ -130,17 +148,15 @@ describe("ownership", () => {
     const [kept, extra] = made
       .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id))
       .map((o) => o.id);
-    const removal = plan.changes.find((c) => c.action === "delete");
-    expect(removal).toMatchObject({ address: `tunnel_group_backends.web#duplicate:${extra}`, id: extra });
-    expect(removal?.reason).toMatch(new RegExp(`^duplicate: .* ${kept} is kept \\(the oldest\\)$`));
+    expect(plan.changes).toMatchObject([{ address: "tunnel_group_backends.web", id: kept, adopted: true }]);
+    expect(plan.unmanaged).toEqual([
+      { id: extra, kind: "tunnel_group_backend", address: "tunnel_group_backends.web" },
+    ]);
     bench.reset();
     await bench.apply([web]);
-    expect(bench.calls().sort()).toEqual([
-      "DELETE /backends/tunnel_group/:id",
-      "PATCH /backends/tunnel_group/:id",
-    ]);
+    expect(bench.calls().filter((c) => c.startsWith("DELETE"))).toEqual([]);
     const left = await bench.api.listAll<{ id: string }>("/backends/tunnel_group", "backends");
-    expect(left.map((o) => o.id)).toEqual([kept]);
+    expect(left.map((o) => o.id).sort()).toEqual([kept, extra].sort());
     expect((await bench.store.read()).resources["tunnel_group_backends.web"]?.id).toBe(kept);
     expect(hasChanges((await bench.plan([web])).plan)).toBe(false);
   });
@@ -206,7 +222,7 @@ describe("refresh and order", () => {
     );
     await bench.apply([...many, compression]);
     bench.reset();
-    // After the creates, their kind is listed again (a duplicate made meanwhile shows); no other kind.
+    // After the creates, their kind is listed (one page costs less than 30 GETs); no other kind.
     await bench.plan([...many, compression]);
     const reads = bench.server.requests.filter((r) => r.method === "GET").map((r) => r.path);
     expect(reads.sort()).toEqual(

@@ -3,7 +3,9 @@
  * reference server returns them; each scenario checks the actions, the fields and the ordering data.
  */
 import { describe, expect, it } from "vitest";
+import { pendingRecord } from "../../src/engine/pending.js";
 import { makePlan } from "../../src/engine/plan.js";
+import { encodeMetadata } from "../../src/model/index.js";
 import { desired, live, marked, pathOf, recordOf, res, state } from "./builders.js";
 
 const ts = "2024-01-01T00:00:00Z";
@@ -182,7 +184,7 @@ describe("plan", () => {
     });
   });
 
-  it("deletes this stack's orphans (state or marker) and never touches unmarked objects", () => {
+  it("deletes the orphans the state records; leaves unrecorded and unmarked objects alone", () => {
     const gone = res("api_keys.old");
     const p = makePlan({
       desired: desired([res("api_keys.ci")]),
@@ -198,9 +200,9 @@ describe("plan", () => {
     expect(actions(p)).toEqual({
       "api_keys.ci": "no-op",
       "api_keys.old": "delete",
-      "api_keys.removed": "delete",
     });
     expect(p.forget).toEqual(["api_keys.vanished"]);
+    expect(p.unmanaged).toEqual([{ id: "ak_2", kind: "api_key", address: "api_keys.removed" }]);
   });
 
   it("leaves alone an object the state records that another stack's marker now claims", () => {
@@ -240,33 +242,36 @@ describe("plan", () => {
     expect(q.changes[0]?.action).toBe("no-op");
   });
 
-  it("deletes duplicates: keeps the object the state records, else the oldest", () => {
-    const r = res("api_keys.ci");
+  it("deletes the duplicates of one pending create: keeps the oldest, never another create's", () => {
+    const r = res("tunnel_group_backends.web");
+    const made = (id: string, create: string, created_at: string) => ({
+      kind: "tunnel_group_backend",
+      id,
+      description: "",
+      labels: {},
+      tunnels: [],
+      created_at,
+      metadata: encodeMetadata(undefined, {
+        stack: "demo",
+        address: "tunnel_group_backends.web",
+        lineage: "lineage-1",
+        serial: 1,
+        create,
+      }),
+    });
     const objects = [
-      key("ak_1", { metadata: marked("api_keys.ci"), created_at: "2025-01-02T00:00:00Z" }),
-      key("ak_2", { metadata: marked("api_keys.ci"), created_at: "2025-01-01T00:00:00Z" }),
-      key("ak_3", { metadata: marked("api_keys.ci"), created_at: "2025-01-03T00:00:00Z" }),
+      made("bkdtg_1", "c1", "2025-01-02T00:00:00Z"),
+      made("bkdtg_2", "c1", "2025-01-01T00:00:00Z"),
+      made("bkdtg_3", "c2", "2025-01-03T00:00:00Z"),
     ];
-    const removals = (s: ReturnType<typeof state>) =>
-      makePlan({ desired: desired([r]), live: live(objects), state: s })
-        .changes.filter((c) => c.action === "delete")
-        .map((c) => [c.address, c.id, c.reason]);
-    expect(removals(state())).toEqual([
-      ["api_keys.ci#duplicate:ak_1", "ak_1", expect.stringMatching(/ak_2 is kept \(the oldest\)$/)],
-      ["api_keys.ci#duplicate:ak_3", "ak_3", expect.stringMatching(/ak_2 is kept \(the oldest\)$/)],
+    const pending = pendingRecord(recordOf(r, "c1"), "c1");
+    const p = makePlan({ desired: desired([r]), live: live(objects), state: state([pending]) });
+    expect(p.changes.map((c) => [c.address, c.action, c.id])).toEqual([
+      ["tunnel_group_backends.web", "no-op", "bkdtg_2"],
+      ["tunnel_group_backends.web#duplicate:bkdtg_1", "delete", "bkdtg_1"],
     ]);
-    expect(removals(state([recordOf(r, "ak_3")]))).toEqual([
-      [
-        "api_keys.ci#duplicate:ak_1",
-        "ak_1",
-        expect.stringMatching(/ak_3 is kept \(the object this state records\)$/),
-      ],
-      [
-        "api_keys.ci#duplicate:ak_2",
-        "ak_2",
-        expect.stringMatching(/ak_3 is kept \(the object this state records\)$/),
-      ],
-    ]);
+    expect(p.recover?.map((x) => [x.address, x.id])).toEqual([["tunnel_group_backends.web", "bkdtg_2"]]);
+    expect(p.unmanaged?.map((u) => u.id)).toEqual(["bkdtg_3"]);
   });
 
   it("reports drift: a change behind tgw's back, and an object deleted behind its back", () => {
@@ -369,12 +374,16 @@ describe("plan", () => {
     ]);
   });
 
-  it("plans the deletion of everything the stack owns for destroy, and nothing else", () => {
+  it("plans the deletion of everything the stack records for destroy, and nothing else", () => {
     const r = res("api_keys.ci");
     const p = makePlan({
       desired: desired([r]),
-      live: live([key("ak_1", { metadata: marked("api_keys.ci") }), key("ak_2")]),
-      state: state(),
+      live: live([
+        key("ak_1", { metadata: marked("api_keys.ci") }),
+        key("ak_2"),
+        key("ak_3", { metadata: marked("api_keys.other") }),
+      ]),
+      state: state([recordOf(r, "ak_1")]),
       destroy: true,
     });
     expect(p.changes.map((c) => [c.address, c.action, c.id, c.reason])).toEqual([
@@ -382,33 +391,55 @@ describe("plan", () => {
     ]);
   });
 
-  it("finishes a replace cut off by a crash: the deposed old object goes, the new one is adopted", () => {
-    const r = res("api_keys.ci");
-    const deposed = { ...recordOf(r, "ak_old"), address: "api_keys.ci#deposed" };
-    const both = live([
-      key("ak_old", { metadata: marked("api_keys.ci") }),
-      key("ak_new", { metadata: marked("api_keys.ci") }),
-    ]);
-    // Killed after the POST, before the new id was recorded.
-    const a = makePlan({ desired: desired([r]), live: both, state: state([recordOf(r, "ak_old"), deposed]) });
+  it("finishes a replace cut off by a crash: the deposed old object goes, the new one is recorded", () => {
+    const r = res("tunnel_group_backends.web");
+    const deposed = { ...recordOf(r, "bkdtg_old"), address: "tunnel_group_backends.web#deposed" };
+    const pending = pendingRecord(recordOf(r, "c1"), "c1");
+    const backend = (id: string, create?: string) => ({
+      kind: "tunnel_group_backend",
+      id,
+      description: "",
+      labels: {},
+      tunnels: [],
+      metadata: encodeMetadata(undefined, {
+        stack: "demo",
+        address: "tunnel_group_backends.web",
+        lineage: "lineage-1",
+        serial: 1,
+        ...(create ? { create } : {}),
+      }),
+    });
+    const both = live([backend("bkdtg_old"), backend("bkdtg_new", "c1")]);
+    // Killed after the POST, before the new id was recorded: the pending create finds it.
+    const a = makePlan({
+      desired: desired([r]),
+      live: both,
+      state: state([recordOf(r, "bkdtg_old"), deposed, pending]),
+    });
     expect(a.changes.map((c) => [c.address, c.action, c.id])).toEqual([
-      ["api_keys.ci", "no-op", "ak_new"],
-      ["api_keys.ci#deposed", "delete", "ak_old"],
+      ["tunnel_group_backends.web", "no-op", "bkdtg_new"],
+      ["tunnel_group_backends.web#deposed", "delete", "bkdtg_old"],
     ]);
     // Killed after the new id was recorded, before the old object was deleted.
-    const b = makePlan({ desired: desired([r]), live: both, state: state([recordOf(r, "ak_new"), deposed]) });
+    const b = makePlan({
+      desired: desired([r]),
+      live: both,
+      state: state([recordOf(r, "bkdtg_new"), deposed]),
+    });
     expect(b.changes.map((c) => [c.address, c.action, c.id])).toEqual([
-      ["api_keys.ci", "no-op", "ak_new"],
-      ["api_keys.ci#deposed", "delete", "ak_old"],
+      ["tunnel_group_backends.web", "no-op", "bkdtg_new"],
+      ["tunnel_group_backends.web#deposed", "delete", "bkdtg_old"],
     ]);
-    // Killed before the POST: only the old object exists; the deposed record is forgotten.
+    // Killed before the POST: only the old object exists; the deposed and pending records are forgotten.
     const c = makePlan({
       desired: desired([r]),
-      live: live([key("ak_old", { metadata: marked("api_keys.ci") })]),
-      state: state([recordOf(r, "ak_old"), deposed]),
+      live: live([backend("bkdtg_old")]),
+      state: state([recordOf(r, "bkdtg_old"), deposed, pending]),
     });
-    expect(c.changes.map((x) => [x.address, x.action, x.id])).toEqual([["api_keys.ci", "no-op", "ak_old"]]);
-    expect(c.forget).toEqual(["api_keys.ci#deposed"]);
+    expect(c.changes.map((x) => [x.address, x.action, x.id])).toEqual([
+      ["tunnel_group_backends.web", "no-op", "bkdtg_old"],
+    ]);
+    expect(c.forget).toEqual(["tunnel_group_backends.web#deposed", "tunnel_group_backends.web#pending"]);
   });
 
   it("is deterministic: the same inputs give the same plan", () => {

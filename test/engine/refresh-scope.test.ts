@@ -96,7 +96,7 @@ describe("refreshScope", () => {
     );
   });
 
-  it("keeps a kind unrecorded until a read lists it, and marks the kinds a plan creates", () => {
+  it("keeps a kind unrecorded until a read lists it (creates mark none: they are pending records)", () => {
     const snapshot: StateSnapshot = {
       ...state([], 3),
       listing: { counts: { api_key: 5 }, unrecorded: ["api_key", "tls_certificate"] },
@@ -104,16 +104,12 @@ describe("refreshScope", () => {
     const read = emptyLiveState();
     read.objects.set("ak_1", liveObject("api_key", "ak_1", { id: "ak_1" }));
     read.listedKinds.add("api_key");
-    expect(listingAfter(snapshot, read, [])).toEqual({
+    expect(listingAfter(snapshot, read)).toEqual({
       counts: { api_key: 1 },
       unrecorded: ["tls_certificate"],
     });
-    expect(listingAfter(snapshot, read, ["tunnel_group_backend"]).unrecorded).toEqual([
-      "tls_certificate",
-      "tunnel_group_backend",
-    ]);
     // A read kept from an earlier one (tgw watch) may predate the creates: it clears nothing.
-    expect(listingAfter(snapshot, { ...read, kept: true }, []).unrecorded).toEqual([
+    expect(listingAfter(snapshot, { ...read, kept: true }).unrecorded).toEqual([
       "api_key",
       "tls_certificate",
     ]);

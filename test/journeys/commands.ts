@@ -17,6 +17,7 @@ import {
   kindOf,
   loseState,
   type Model,
+  noteRecorded,
   ownedObjects,
   restoreState,
   run,
@@ -30,13 +31,23 @@ import {
 
 export type Command = fc.AsyncCommand<Model, World>;
 
-/** A command: `check` is true unless said otherwise; `done` says what the last run did. */
+/**
+ * A command: `check` is true unless said otherwise; `done` says what the last run did. After it acts,
+ * the ids the workspaces' states record are noted (./world.ts `Model.seen`).
+ */
 abstract class Base implements Command {
   protected done = "";
   check(_m: Readonly<Model>): boolean {
     return true;
   }
-  abstract run(m: Model, w: World): Promise<void>;
+  async run(m: Model, w: World): Promise<void> {
+    try {
+      await this.act(m, w);
+    } finally {
+      await noteRecorded(w, m);
+    }
+  }
+  abstract act(m: Model, w: World): Promise<void>;
   abstract describe(): string;
   toString(): string {
     return this.done ? `${this.describe()} [${this.done}]` : this.describe();
@@ -91,7 +102,7 @@ export class Add extends Base {
   override check(m: Readonly<Model>) {
     return !m.desired.has(this.address);
   }
-  async run(m: Model) {
+  async act(m: Model) {
     readded(m, this.address);
     m.desired.set(this.address, this.description);
   }
@@ -110,7 +121,7 @@ export class Edit extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model) {
+  async act(m: Model) {
     const address = pick(sorted(m), this.index);
     m.desired.set(address, this.description);
     this.done = address;
@@ -127,7 +138,7 @@ export class Remove extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model) {
+  async act(m: Model) {
     const address = pick(sorted(m), this.index);
     m.desired.delete(address);
     m.ids.delete(address);
@@ -146,7 +157,7 @@ export class StopManaging extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model) {
+  async act(m: Model) {
     const address = pick(sorted(m), this.index);
     const id = m.ids.get(address);
     m.desired.delete(address);
@@ -174,7 +185,7 @@ export class RenameMoved extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const from = pick(sorted(m), this.index);
     const to = renamed(from, this.name);
     if (m.desired.has(to)) {
@@ -214,7 +225,7 @@ export class RenameStateMv extends Base {
   override check(m: Readonly<Model>) {
     return m.desired.size > 0;
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const from = pick(sorted(m), this.index);
     const to = renamed(from, this.name);
     if (m.desired.has(to)) {
@@ -240,7 +251,7 @@ export class StateRm extends Base {
   constructor(readonly index: number) {
     super();
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const addresses = await stateAddresses(w, w.main);
     if (addresses.length === 0) {
       this.done = "state empty: nothing";
@@ -277,7 +288,7 @@ export class Import extends Base {
   override check(m: Readonly<Model>) {
     return !m.desired.has(this.address) && !m.moved.some((move) => move.to === this.address);
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const kind = kindOf(this.address);
     const created = await w.api.post<{ id: string }>(kind.path, { description: this.description });
     w.unmanaged.push({ path: kind.path, id: created.id });
@@ -298,7 +309,7 @@ export class Import extends Base {
 }
 
 export class Apply extends Base {
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const applied = await applyAsDocumented(w, m, w.main);
     this.done = applied.refused.length ? `refused (${applied.refused}), then as documented` : "";
     await checkConverged(w, m, w.main, applied);
@@ -314,7 +325,7 @@ export class InterruptedApply extends Base {
   constructor(readonly after: number) {
     super();
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const controller = new AbortController();
     const api = interrupting(w.api, this.after, controller);
     try {
@@ -322,7 +333,7 @@ export class InterruptedApply extends Base {
         w,
         m,
         w.main,
-        { mode: "apply", refuseTakeover: true },
+        { mode: "apply" },
         {
           api,
           signal: controller.signal,
@@ -350,7 +361,7 @@ export class InterruptedApply extends Base {
 
 /** The state file is deleted; then `tgw apply --takeover`, as docs/state.md says. */
 export class LoseStateTakeover extends Base {
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     await loseState(w.main);
     recordsLost(m);
     const applied = await applyAsDocumented(w, m, w.main, { takeover: true });
@@ -367,7 +378,7 @@ export class OlderState extends Base {
   constructor(readonly index: number) {
     super();
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     if (w.copies.length === 0) {
       this.done = "no copy yet: nothing";
       return;
@@ -383,6 +394,10 @@ export class OlderState extends Base {
     }
     await restoreState(w.main, copy);
     recordsLost(m);
+    // The copy's records decide again (after the refusal, --takeover): an object made or renamed
+    // since is left alone, and the copy's record of an address may name another object, or none.
+    for (const a of m.desired.keys()) m.mayChange.add(a);
+    m.kept.clear();
     this.done = `copy ${k + 1} of ${w.copies.length}`;
   }
   describe() {
@@ -397,7 +412,7 @@ export class HandEdit extends Base {
   ) {
     super();
   }
-  async run(_m: Model, w: World) {
+  async act(_m: Model, w: World) {
     const owned = await ownedObjects(w);
     if (owned.length === 0) {
       this.done = "no object: nothing";
@@ -416,7 +431,7 @@ export class HandDelete extends Base {
   constructor(readonly index: number) {
     super();
   }
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const owned = await ownedObjects(w);
     if (owned.length === 0) {
       this.done = "no object: nothing";
@@ -435,10 +450,14 @@ export class HandDelete extends Base {
 
 /** Another checkout of the configuration, with its own state file, applies with `--takeover`. */
 export class SecondWorkspace extends Base {
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     recordsLost(m);
     const applied = await applyAsDocumented(w, m, w.second, { takeover: true });
     await checkConverged(w, m, w.second, applied);
+    // Another state writes the stack: it may delete or replace what the main state records (its own
+    // records decide there), and the main workspace takes its claims over when refused.
+    for (const a of m.desired.keys()) m.mayChange.add(a);
+    m.kept.clear();
   }
   describe() {
     return "second workspace: apply --takeover";
@@ -447,7 +466,7 @@ export class SecondWorkspace extends Base {
 
 /** One reconcile of `tgw watch` (src/watch/engine-deps.ts): lock only to apply, restartLineage. */
 export class WatchTick extends Base {
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const tick = async () => {
       w.watch.store ??= storeOf(w, w.main);
       const applied = await run(
@@ -458,11 +477,11 @@ export class WatchTick extends Base {
           mode: "apply",
           lockScope: "apply",
           lockHolder: "tgw watch",
-          ...(w.watch.lineage ? { restartLineage: w.watch.lineage } : {}),
+          ...(w.watch.version ? { restartVersion: w.watch.version } : {}),
         },
         { store: w.watch.store },
       );
-      w.watch.lineage = applied.result.state.lineage;
+      w.watch.version = { lineage: applied.result.state.lineage, serial: applied.result.state.serial };
       return applied;
     };
     let applied: Awaited<ReturnType<typeof tick>>;
@@ -521,7 +540,7 @@ export const commandArbitraries: fc.Arbitrary<Command>[] = [
  * checkTokens) over it, as after every apply.
  */
 export class StrictTokens extends Base {
-  async run(m: Model, w: World) {
+  async act(m: Model, w: World) {
     const planned = await run(w, m, w.main, { mode: "plan" });
     await checkTokens(w, m, w.main, planned, "plan");
   }

@@ -23,7 +23,6 @@ import {
   reconcile,
   UnsafePlanError,
 } from "../../src/engine/index.js";
-import { unrecordedKinds } from "../../src/engine/listing.js";
 import { UsageError } from "../../src/errors.js";
 import type { DesiredState } from "../../src/model/desired.js";
 import { collections, decodeMetadata } from "../../src/model/index.js";
@@ -59,6 +58,12 @@ export interface Model {
    * deleted key is only known as such while the state still records that key, so it is reported once.
    */
   lostTold: Set<string>;
+  /**
+   * Ids some workspace's state has recorded (./commands.ts notes them after every command): an object
+   * no state records any more (`tgw state rm`, an older copy, another workspace's) is left alone, but
+   * an unrecorded object no state ever recorded was lost track of: a duplicate or an orphan.
+   */
+  seen: Set<string>;
 }
 
 /** A workspace: a checkout of the configuration with its own state file and token files. */
@@ -76,8 +81,8 @@ export interface World {
   root: string;
   main: Workspace;
   second: Workspace;
-  /** The store `tgw watch` keeps open across ticks, and the lineage it last saw (`restartLineage`). */
-  watch: { store?: FileStateStore; lineage?: string };
+  /** The store `tgw watch` keeps open across ticks, and the version it last saw (`restartVersion`). */
+  watch: { store?: FileStateStore; version?: { lineage: string; serial: number } };
   /** Texts of the main state file after each successful apply (for "restore an older copy"). */
   copies: string[];
   /** Ids of unmanaged objects made by `import` commands (deleted when the run ends). */
@@ -94,6 +99,7 @@ export function newModel(): Model {
     mayChange: new Set(),
     unmarked: new Set(),
     lostTold: new Set(),
+    seen: new Set(),
   };
 }
 
@@ -198,9 +204,9 @@ export async function run(
 }
 
 /**
- * `tgw apply` as CI runs it (`refuseTakeover`), then the command its refusal documents: `--takeover`
- * for another lineage's markers (a lost or replaced state, another workspace), `--allow-empty` for an
- * empty configuration. Returns the run that applied.
+ * `tgw apply`, then the command its refusal documents: `--takeover` for markers the state has not
+ * seen (a lost or older state, another workspace), `--allow-empty` for an empty configuration.
+ * Returns the run that applied.
  */
 export async function applyAsDocumented(
   world: World,
@@ -209,7 +215,7 @@ export async function applyAsDocumented(
   options: ReconcileOptions = {},
 ): Promise<Run & { refused: string[] }> {
   const refused: string[] = [];
-  let opts: ReconcileOptions = { refuseTakeover: true, ...options, mode: "apply" };
+  let opts: ReconcileOptions = { ...options, mode: "apply" };
   for (;;) {
     try {
       return { ...(await run(world, model, workspace, opts)), refused };
@@ -265,57 +271,71 @@ function fail(message: string): never {
 }
 
 /**
- * The invariants after a successful apply in `workspace`:
- * - the live objects carrying the stack's marker are exactly the desired addresses, one object each;
+ * The invariants after a successful apply in `workspace` (docs/state.md > Identity):
+ * - the state records exactly the desired addresses (no pending create, no deposed object left), one
+ *   object each, and each recorded object is live and carries the stack's marker for its address;
  * - an address's object is the one the model knows (never deleted or recreated) unless the model
  *   allows it to change (deleted by hand, a planned replace, a lost record of an unapplied state mv);
+ * - every other live object carrying the stack's marker was recorded by some state before (left alone
+ *   after `tgw state rm`, an older copy, another workspace): none was lost track of;
  * - tokens: a kept API key whose token file is missing was reported `token_lost`, a key reported lost
  *   has no token file, and a token file that is there holds the token of its address's key;
- * - the next plan has no changes, forgets nothing and sees no other lineage.
+ * - the next plan has no changes, forgets nothing and sees no claim the state has not seen.
  * Then the model learns the ids.
  */
 export async function checkConverged(world: World, model: Model, workspace: Workspace, applied: Run) {
-  const owned = await unseenLeftOut(world, model, workspace, await ownedObjects(world));
-  const byAddress = new Map<string, Owned[]>();
-  for (const o of owned) byAddress.set(o.address, [...(byAddress.get(o.address) ?? []), o]);
+  const state = await storeOf(world, workspace).read();
+  const recorded = Object.values(state.resources);
   const desired = [...model.desired.keys()].sort();
-  const live = [...byAddress.keys()].sort();
-  if (desired.join() !== live.join())
-    fail(`live marked addresses ${JSON.stringify(live)} != desired ${JSON.stringify(desired)}`);
-  for (const [address, list] of byAddress)
-    if (list.length !== 1) fail(`${address} has ${list.length} live objects: ${list.map((o) => o.id)}`);
-  for (const [address, id] of model.ids) {
+  const addresses = recorded.map((r) => r.address).sort();
+  if (desired.join() !== addresses.join())
+    fail(`the state records ${JSON.stringify(addresses)}, the configuration has ${JSON.stringify(desired)}`);
+  const owned = await ownedObjects(world);
+  const live = new Map(owned.map((o) => [o.id, o]));
+  const ids = new Set<string>();
+  for (const r of recorded) {
+    if (ids.has(r.id)) fail(`${r.id} is recorded twice`);
+    ids.add(r.id);
+    const o = live.get(r.id);
+    if (o?.address !== r.address)
+      fail(
+        `${r.address} records ${r.id}, which ${o ? `carries the marker of ${o.address}` : "is not live with the stack's marker"}`,
+      );
+  }
+  // The model knows the main workspace's objects; another workspace's state keeps its own view.
+  const main = workspace === world.main;
+  for (const [address, id] of main ? model.ids : []) {
     if (!model.desired.has(address) || model.mayChange.has(address)) continue;
-    const now = byAddress.get(address)?.[0]?.id;
+    const now = state.resources[address]?.id;
     if (now !== id) fail(`${address} was ${id} and is now ${now}: deleted or recreated without a replace`);
   }
+  const strays = owned.filter((o) => !ids.has(o.id) && !model.seen.has(o.id));
+  if (strays.length > 0)
+    fail(`live objects no state ever recorded (lost track of): ${strays.map((o) => `${o.address}=${o.id}`)}`);
   await checkKept(world, model);
   await checkTokens(world, model, workspace, applied, "apply");
   const next = await run(world, model, workspace, { mode: "plan" });
   const { plan } = next.result;
-  const pending = plan.changes.filter((c) => c.action !== "no-op");
   if (hasChanges(plan) || plan.forget.length > 0 || plan.foreignLineages)
     fail(`the plan after apply is not empty: ${describePlan(plan)}`);
-  if (pending.length > 0) fail("unreachable");
   await checkTokens(world, model, workspace, next, "the next plan");
-  model.ids = new Map([...byAddress].map(([address, list]) => [address, (list[0] as Owned).id]));
+  for (const r of recorded) model.seen.add(r.id);
+  if (!main) return;
+  model.ids = new Map(recorded.map((r) => [r.address, r.id]));
   model.mayChange.clear();
   model.unmarked.clear();
 }
 
-/**
- * `owned` without the objects this workspace's refresh does not read, as docs/state.md > "What a
- * refresh reads" says: made by another workspace (another lineage) in a kind that this workspace
- * neither configures, records, names in a `removed:` entry, nor has in `listing.unrecorded`.
- */
-async function unseenLeftOut(world: World, model: Model, workspace: Workspace, owned: Owned[]) {
-  const state = await storeOf(world, workspace).read();
-  const read = unrecordedKinds(state);
-  for (const a of [...model.desired.keys(), ...model.removed]) read.add(kindOf(a).kind);
-  for (const r of Object.values(state.resources)) read.add(r.kind);
-  return owned.filter(
-    (o) => read.has(kindOf(o.address).kind) || o.lineage === undefined || o.lineage === state.lineage,
-  );
+/** Notes the ids every workspace's state records now (`Model.seen`). */
+export async function noteRecorded(world: World, model: Model): Promise<void> {
+  for (const w of [world.main, world.second]) {
+    if (!existsSync(w.statePath)) continue;
+    const state = await storeOf(world, w)
+      .read()
+      .catch(() => undefined);
+    for (const r of Object.values(state?.resources ?? {}))
+      if (!r.address.includes("#pending")) model.seen.add(r.id);
+  }
 }
 
 /** Every object a `removed:` entry keeps is live and carries no marker of this stack. */
@@ -360,10 +380,10 @@ export async function checkTokens(world: World, model: Model, workspace: Workspa
     lost.set(e.address, e.id);
     model.lostTold.add(`${workspace.name}:${e.address}:${e.id}`);
   }
-  const owned = new Map((await ownedObjects(world)).map((o) => [o.address, o.id]));
+  const records = (await storeOf(world, workspace).read()).resources;
   for (const address of model.desired.keys()) {
     if (!address.startsWith("api_keys.")) continue;
-    const id = owned.get(address);
+    const id = records[address]?.id;
     const file = tokenFile(workspace, address);
     const text = existsSync(file) ? await readFile(file, "utf8") : undefined;
     const whose = text !== undefined && /^\S+\n$/.test(text) ? world.server.keyOf(text.trim()) : undefined;

@@ -72,7 +72,7 @@ describe("the state file", () => {
     s.resources["api_keys.ci"] = record("api_keys.ci");
     await store.write(s);
     expect(await readFile(path, "utf8")).toBe(`{
-  "version": 3,
+  "version": 4,
   "lineage": "8d4e7c1a-0000-4000-8000-000000000000",
   "serial": 1,
   "stack": "web",
@@ -177,8 +177,8 @@ describe("a file that is not a state", () => {
     ],
     [
       "of a newer format",
-      JSON.stringify({ version: 4, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
-      /written by a newer tgw \(state format version 4; this tgw reads version 3\)/,
+      JSON.stringify({ version: 5, lineage: "l", serial: 1, stack: "web", resources: {}, extra: 1 }),
+      /written by a newer tgw \(state format version 5; this tgw reads version 4\)/,
     ],
   ];
 

@@ -104,7 +104,8 @@ describe.skipIf(pg === undefined)("PostgreSQL state through the CLI", () => {
       (await tgw(["apply", "-f", ".", "--auto-approve"], { cwd: dir, server: target(), env })).code,
     ).toBe(0);
     const listed = await tgw(["state", "list", "--json"], { cwd: dir, env });
-    expect(JSON.parse(listed.stdout)).toMatchObject({ serial: 1, stack: "chosen" });
+    // Two writes: the pending creates, then their results (docs/state.md > Pending creates).
+    expect(JSON.parse(listed.stdout)).toMatchObject({ serial: 2, stack: "chosen" });
     const other = await tgw(["state", "list", "--json", "--state", b.url], { cwd: dir, env });
     expect(JSON.parse(other.stdout)).toMatchObject({ serial: 0 });
     expect(other.stdout).not.toContain(pg.password);

@@ -118,7 +118,7 @@ async function runPlan(opts: PlanOptions): Promise<number> {
       );
   };
   try {
-    const safety = { ...safetyOptions(opts), ...takeoverOptions(opts, opts.detailedExitcode) };
+    const safety = { ...safetyOptions(opts), ...takeoverOptions(opts) };
     const { plan } = await reconcile({
       desired: ws.desired,
       api: reads?.api ?? target.api,

@@ -18,13 +18,7 @@ import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
 import { returnsToken } from "../../model/token-file.js";
 import { closest } from "../../model/words.js";
-import {
-  FileStateStore,
-  markUnrecorded,
-  type StateRecord,
-  type StateSnapshot,
-  type StateStore,
-} from "../../state/index.js";
+import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
 import type { RegisterCommand } from "../command.js";
 import { withLocation } from "../options.js";
 import { color, helpExamples } from "../output.js";
@@ -219,11 +213,8 @@ export async function removeRecords(
     // All or nothing: one unknown address and nothing is removed.
     if (missing.length > 0) throw notInState(missing, store.location, snapshot);
     const removed = unique.map((a) => snapshot.resources[a] as StateRecord);
+    // Forgotten: the objects are left alone (docs/state.md > Identity), so no kind needs a list.
     for (const a of unique) delete snapshot.resources[a];
-    markUnrecorded(
-      snapshot,
-      removed.filter((r) => !getKind(r.kind).module).map((r) => r.kind),
-    );
     const written = await store.write(snapshot);
     const setAside = await setAsideTokenFiles(store, removed);
     return { removed, stack: written.stack, setAside };
@@ -296,8 +287,7 @@ export async function moveRecord(
     record = { ...found, address: to };
     delete snapshot.resources[from];
     snapshot.resources[to] = record;
-    // Its object's marker still names `from` until the next apply rewrites it.
-    markUnrecorded(snapshot, [record.kind]);
+    // Its object's marker still names `from` until the next apply rewrites it: the record decides.
     await store.write(snapshot);
   } finally {
     await unlock();

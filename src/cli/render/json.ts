@@ -4,7 +4,7 @@
  * an id not known before apply is `{"$ref": "<address>"}`. No-op changes are listed without their
  * values, so a consumer can tell which addresses are managed.
  */
-import { type Change, hasChanges, type Plan, summarize } from "../../engine/action.js";
+import { type Change, type ForeignLineages, hasChanges, type Plan, summarize } from "../../engine/action.js";
 import { maskValues } from "../../engine/mask.js";
 import { getKind } from "../../model/index.js";
 
@@ -49,7 +49,10 @@ export interface JsonPlan {
   basis: { lineage: string; serial: number; live_fingerprint: string; desired_fingerprint: string };
   /** Present when `--target` / `--exclude` narrowed the plan: it may not hold every change. */
   partial?: { target: string[]; exclude: string[] };
-  foreign_lineages?: { lineage: string; others: { lineage: string; objects: number }[] };
+  /** Marker claims this state has not seen (a takeover): by lineage, with a few objects named. */
+  foreign_lineages?: ForeignLineages;
+  /** Unrecorded objects carrying this stack's marker, left alone. */
+  unmanaged?: { id: string; kind: string; address: string }[];
   terraform_objects?: { objects: number; stacks: string[]; kinds: string[] };
 }
 
@@ -72,6 +75,7 @@ export function planToJson(plan: Plan): JsonPlan {
     },
     ...(plan.partial ? { partial: plan.partial } : {}),
     ...(plan.foreignLineages ? { foreign_lineages: plan.foreignLineages } : {}),
+    ...(plan.unmanaged ? { unmanaged: plan.unmanaged } : {}),
     ...(plan.terraformObjects ? { terraform_objects: plan.terraformObjects } : {}),
   };
 }
@@ -119,6 +123,7 @@ export function planFromJson(doc: JsonPlan): Plan {
     },
     ...(doc.partial ? { partial: doc.partial } : {}),
     ...(doc.foreign_lineages ? { foreignLineages: doc.foreign_lineages } : {}),
+    ...(doc.unmanaged ? { unmanaged: doc.unmanaged } : {}),
     ...(doc.terraform_objects ? { terraformObjects: doc.terraform_objects } : {}),
   };
 }

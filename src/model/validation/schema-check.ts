@@ -21,6 +21,7 @@ import {
   explainFormat,
   getKind,
   type JsonSchema,
+  MARKER_CREATE_PLACEHOLDER,
   MARKER_LINEAGE_PLACEHOLDER,
   MARKER_SERIAL_PLACEHOLDER,
   schemaKey,
@@ -83,6 +84,7 @@ export function wireBody(entry: Entry, ctx: Omit<SchemaContext, "problems">): Re
             address: entry.address,
             lineage: MARKER_LINEAGE_PLACEHOLDER,
             serial: MARKER_SERIAL_PLACEHOLDER,
+            create: MARKER_CREATE_PLACEHOLDER,
           }
         : undefined;
     body[field.name] = encodeMetadata(user as Record<string, unknown> | string, marker);

@@ -25,7 +25,7 @@ const call = async (method: string, path: string, body?: unknown) => {
   return { status: res.status, body: (await res.json().catch(() => undefined)) as { id: string } };
 };
 
-it("keeps the key, not an older object of another kind carrying a copy of its marker", async () => {
+it("adopts the key, never an older object of another kind carrying a copy of its marker, which is left alone", async () => {
   // An older backend whose metadata was copied from the key's marker by hand.
   const marker = JSON.stringify({ tgw: { address: "api_keys.a", stack: "dup" } });
   const backend = (await call("POST", "/backends/tunnel_group", { metadata: marker })).body.id;
@@ -36,14 +36,16 @@ it("keeps the key, not an older object of another kind carrying a copy of its ma
   const key = keys.keys.find((k) => k.metadata.includes("api_keys.a"))?.id as string;
   expect(key).toMatch(/^ak_/);
 
-  // The state is lost: the markers decide.
+  // The state is lost: --takeover rebuilds it from the markers.
   await rm(join(ctx.dir, ".tgw", "state.json"));
   const plan = await run("plan", "--takeover");
-  expect(plan.stdout).toContain(`api_keys.a#duplicate:${backend}`);
-  expect(plan.stdout).not.toContain(`duplicate:${key}`);
+  expect(plan.stdout).not.toContain("duplicate");
   expect(plan.stdout).not.toMatch(/\+ api_keys\.a /);
-  expect((await run("apply", "--auto-approve", "--takeover")).code).toBe(0);
+  const applied = await run("apply", "--auto-approve", "--takeover");
+  expect(applied.code).toBe(0);
+  expect(applied.stderr).toContain(`api_keys.a (${backend}); left alone`);
   expect((await call("GET", `/api_keys/${key}`)).status).toBe(200);
+  expect((await call("GET", `/backends/tunnel_group/${backend}`)).status).toBe(200);
   const again = await run("plan", "--detailed-exitcode");
   expect(again.stdout).toContain("No changes.");
   expect(again.code).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * A lost state file, as a CI job or a person meets it: the plan does not say "No changes" and then
- * fail; it says what it would take over and how (`--takeover`), and `--takeover` rebuilds the state
- * from the markers with no API call that changes anything, after which the plan is empty.
+ * fail; it says what it would take over, refuses, and gives the remedy (`--takeover`), and
+ * `--takeover` rebuilds the state from the markers with no API call that changes anything, after
+ * which the plan is empty.
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -37,9 +38,9 @@ it("a lost state: the plan's text agrees with its exit code, and --takeover rebu
   expect(refused.stdout).toContain("No API calls, but the state would take over 3 objects");
   expect(refused.stderr).toContain("after a lost state, --takeover rebuilds it from the markers");
 
-  // At a terminal the plan is a warning and exits 0; its last line says the same.
+  // At a terminal the same: the plan shows what --takeover would do, then refuses.
   const person = await run(["plan"], false);
-  expect(person.code).toBe(0);
+  expect(person.code).toBe(1);
   expect(person.stdout).toContain("No API calls, but the state would take over 3 objects");
 
   server.resetRequests();

@@ -82,7 +82,7 @@ it("state mv, then the rename in YAML: the object is kept and its marker rewritt
   expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
 });
 
-it("a state with two records of one object, one of them leaving the configuration: the object is kept", async () => {
+it("a state with two records of one object is refused with its remedy (state rm), which keeps the object", async () => {
   await configure("twice", ["a"]);
   await applyThenEmptyPlan();
   // A merged or hand-edited state: a second address records the same object.
@@ -93,8 +93,10 @@ it("a state with two records of one object, one of them leaving the configuratio
   await writeFile(file, JSON.stringify(doc));
 
   const plan = await run("plan", "--detailed-exitcode");
-  expect(plan.stdout).not.toMatch(/- api_keys\.b/);
-  expect(plan.stdout).toContain("api_keys.b");
+  expect(plan.code).toBe(1);
+  expect(plan.stderr).toContain(`api_keys.a and api_keys.b record one object (${id})`);
+  expect(plan.stderr).toContain("tgw state rm api_keys.b");
+  expect((await run("state", "rm", "api_keys.b")).code).toBe(0);
   await applyThenEmptyPlan();
   expect(await live(id)).toBe(200);
   expect(Object.keys((await state()).resources)).toEqual(["api_keys.a"]);

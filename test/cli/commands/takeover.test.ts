@@ -37,7 +37,7 @@ const markers = async () => {
   return Object.fromEntries(backends.map((b) => [b.description, decodeMetadata(b.metadata).marker]));
 };
 
-it("refuses another workspace's objects under CI and --detailed-exitcode unless --takeover", async () => {
+it("refuses another workspace's objects unless --takeover; the workspace taken over is refused then", async () => {
   expect((await run(first, ["apply", "-f", ".", "--auto-approve"])).code).toBe(0);
   const a = await lineageOf(first);
   expect(Object.values(await markers()).map((m) => m?.lineage)).toEqual([a, a]);
@@ -50,19 +50,22 @@ it("refuses another workspace's objects under CI and --detailed-exitcode unless 
   expect(planned.code).toBe(1);
   expect(planned.stderr).toMatch(
     new RegExp(
-      `the state's lineage is [0-9a-f-]{36}, but stack "shared" has 2 objects of lineage ${a} in their ownership markers .*use --takeover`,
+      `stack "shared": 2 objects carry ownership markers this state \\(lineage [0-9a-f-]{36}, serial 0\\) has not seen: 2 of lineage ${a} .*Objects: tunnel_group_backends.b000 .*--takeover`,
     ),
   );
+  // At a terminal too: the plan shows what --takeover would do, then refuses.
+  const person = await run(second, ["plan", "-f", "."]);
+  expect(person.code).toBe(1);
   const json = JSON.parse((await run(second, ["plan", "-f", ".", "--json", "--takeover"])).stdout);
-  expect(json.foreign_lineages.others).toEqual([{ lineage: a, objects: 2 }]);
+  expect(json.foreign_lineages.others).toEqual([{ lineage: a, objects: 2, serial: 1 }]);
   const refused = await run(second, ["apply", "-f", ".", "--auto-approve"]);
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toContain(`2 objects of lineage ${a}`);
+  expect(refused.stderr).toContain(`2 of lineage ${a}`);
   expect(server.mutations()).toEqual([]);
 
   const taken = await run(second, ["apply", "-f", ".", "--auto-approve", "--takeover"]);
   expect(taken.code).toBe(0);
-  expect(taken.stderr).toContain("--takeover given: proceeding");
+  expect(taken.stderr).toContain("--takeover given: this state takes them over");
   const b = await lineageOf(second);
   expect(b).not.toBe(a);
   // Only the object PATCHed anyway carries the new lineage: no call for the unchanged one.
@@ -71,4 +74,10 @@ it("refuses another workspace's objects under CI and --detailed-exitcode unless 
   expect([after["backend 0"]?.lineage, after["backend one"]?.lineage]).toEqual([a, b]);
   // The state now records both objects: nothing foreign is left for this workspace.
   expect((await run(second, ["plan", "-f", ".", "--detailed-exitcode"])).code).toBe(0);
+  // The first workspace meets the second's claim on the object it PATCHed: refused, nothing guessed.
+  server.resetRequests();
+  const first2 = await run(first, ["apply", "-f", ".", "--auto-approve"]);
+  expect(first2.code).toBe(1);
+  expect(first2.stderr).toContain(`1 of lineage ${b}`);
+  expect(server.mutations()).toEqual([]);
 });
