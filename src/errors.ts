@@ -7,7 +7,10 @@
  * - 0 success (with `--detailed-exitcode`: no changes)
  * - 1 error: invalid configuration, API error, unsafe plan, lock timeout...
  * - 2 with `--detailed-exitcode`: success and the plan has changes
- * - 130 interrupted (SIGINT): before anything was applied, or mid-apply (calls in flight finished)
+ * - 129, 130, 143 stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM (128 + the signal's number): before
+ *   anything was applied, or mid-apply (`apply`, `destroy`, `apply --refresh-only`: nothing new
+ *   started, the calls in flight finished and were recorded, token files written). A second signal
+ *   exits at once with its own code, once the results already received are written.
  */
 
 /** Exit code of the process, by meaning. */
@@ -15,8 +18,23 @@ export const ExitCode = {
   ok: 0,
   error: 1,
   changes: 2,
+  /** SIGHUP (the terminal or SSH session went away). */
+  hangup: 129,
+  /** SIGINT (Ctrl-C). */
   interrupted: 130,
+  /** SIGTERM (a cancelled CI job, `timeout`, systemd, Kubernetes). */
+  terminated: 143,
 } as const;
+
+/** The signals that stop a run gracefully, each with the exit code it ends the run with. */
+export const STOP_SIGNALS = {
+  SIGHUP: ExitCode.hangup,
+  SIGINT: ExitCode.interrupted,
+  SIGTERM: ExitCode.terminated,
+} as const;
+
+/** SIGHUP, SIGINT or SIGTERM. */
+export type StopSignal = keyof typeof STOP_SIGNALS;
 
 /** Marks a TgwError of any copy of this module (see `Symbol.hasInstance` below). */
 const TGW_ERROR = Symbol.for("tunnelgw.error");

@@ -17,7 +17,7 @@ import {
   type ReconcileResult,
   reconcile,
 } from "../engine/index.js";
-import { ExitCode, TgwError, UsageError } from "../errors.js";
+import { type StopSignal, TgwError, UsageError } from "../errors.js";
 import type { StateApi } from "../state/index.js";
 import { forgetReads } from "./early-reads.js";
 import {
@@ -43,6 +43,7 @@ import {
   progressLine,
   runnerTokenWarning,
 } from "./render/progress.js";
+import { onStopSignals, stoppedBy } from "./stop-signals.js";
 import { type TakeoverFlags, takeoverOptions, withTakeover } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
@@ -70,18 +71,12 @@ export function withApplyOptions(cmd: Command): Command {
     );
 }
 
-/** The interruption of a run before anything was applied (exit code 130). */
-export class InterruptedError extends TgwError {
-  constructor() {
-    super("interrupted", "interrupted before anything was applied", { exitCode: ExitCode.interrupted });
-  }
-}
-
 /**
- * Asks `question` on the terminal; true only for the answer `yes`.
+ * Asks `question` on the terminal; true only for the answer `yes`. `signal` (a stop signal) ends the
+ * question: the caller says why.
  * @throws NotConfirmedError when stdin is not a terminal.
  */
-export async function confirm(question: string): Promise<boolean> {
+export async function confirm(question: string, signal?: AbortSignal): Promise<boolean> {
   if (!process.stdin.isTTY) {
     throw new NotConfirmedError(
       "stdin is not a terminal, so apply cannot ask for confirmation: run with --auto-approve",
@@ -95,7 +90,7 @@ export async function confirm(question: string): Promise<boolean> {
   try {
     const answer = await rl.question(
       `${color.bold(question)}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `,
-      { signal: cancel.signal },
+      { signal: signal ? AbortSignal.any([cancel.signal, signal]) : cancel.signal },
     );
     return answer.trim() === "yes";
   } catch {
@@ -133,11 +128,13 @@ export async function runApply(
   const target = await openTarget({ configDir: ws.configDir });
   // The next plan reads other things (src/cli/early-reads.ts).
   forgetReads(target, where);
-  const run: ApplyRun = { opts, saved, destroy, out, c, started: false, lost: new Map() };
-
   const controller = new AbortController();
-  const onSigint = interruptHandler(run, controller);
-  process.on("SIGINT", onSigint);
+  const run: ApplyRun = { opts, saved, destroy, out, c, started: false, lost: new Map(), controller };
+  let settle = () => Promise.resolve();
+  const stopHandling = onStopSignals(controller, {
+    notice: (s) => stopNotice(run, s),
+    settle: () => settle(),
+  });
   let result: ReconcileResult | undefined;
   try {
     result = await reconcile({
@@ -146,13 +143,16 @@ export async function runApply(
       store: ws.store,
       signal: controller.signal,
       onEvent: progressHandler(run),
+      onWriting: (s) => {
+        settle = s;
+      },
       options: applyOptions(run, lockTimeoutMs, target.identity, approver(run, ws.desired.stack)),
     });
   } catch (err) {
     reportFailure(run, err);
     throw err;
   } finally {
-    process.off("SIGINT", onSigint);
+    stopHandling();
     out.flush();
     await target.close();
   }
@@ -173,25 +173,17 @@ interface ApplyRun {
   planned?: Plan;
   /** The tokens reported lost, by address. */
   lost: Map<string, { address: string; id: string; file: string }>;
+  /** Aborted by the first stop signal (src/cli/stop-signals.ts). */
+  controller: AbortController;
 }
 
-/**
- * The SIGINT handler: the first Ctrl-C aborts `controller` with InterruptedError (nothing new starts),
- * the second exits at once (code 130).
- */
-function interruptHandler(run: ApplyRun, controller: AbortController): () => void {
-  return () => {
-    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
-    run.out.flush();
-    process.stderr.write(
-      colorErr.yellow(
-        run.started
-          ? "\nInterrupted: letting the calls in flight finish; nothing new starts. Ctrl-C again to exit at once.\n"
-          : "\nInterrupted.\n",
-      ),
-    );
-    controller.abort(new InterruptedError());
-  };
+/** What the first stop signal prints: once calls have started, that those in flight finish. */
+function stopNotice(run: ApplyRun, signal: StopSignal): string {
+  run.out.flush();
+  const what = stoppedBy(signal);
+  if (!run.started) return `\n${what}.\n`;
+  const again = signal === "SIGINT" ? "Ctrl-C again" : "A second signal";
+  return `\n${what}: letting the calls in flight finish; nothing new starts. ${again} to exit at once.\n`;
 }
 
 /**
@@ -217,18 +209,22 @@ function progressHandler(run: ApplyRun): (e: EngineEvent) => void {
 
 /** The confirmation prompt, or undefined when none is asked (a saved plan, --auto-approve). */
 function approver(
-  { opts, saved, destroy, out }: ApplyRun,
+  { opts, saved, destroy, out, controller }: ApplyRun,
   stack: string,
 ): (() => Promise<boolean>) | undefined {
   if (saved || opts.autoApprove) return undefined;
   return async () => {
     out.write("\n");
     out.flush();
-    return confirm(
+    const yes = await confirm(
       destroy
         ? `Do you really want to destroy every object of stack "${stack}"? This cannot be undone.`
         : "Do you want to perform these actions?",
+      controller.signal,
     );
+    // A stop signal at the prompt: the run stops with its exit code, not as a "no".
+    controller.signal.throwIfAborted();
+    return yes;
   };
 }
 

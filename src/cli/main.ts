@@ -28,6 +28,7 @@ Exit codes:
   1    error: invalid configuration, API error, unsafe plan, lock timeout
   2    with --detailed-exitcode: success, and the plan has changes
   130  interrupted (Ctrl-C), before or during apply
+  143  stopped by SIGTERM, as by Ctrl-C (129: SIGHUP)
 
 Environment:
   TGW_API_URL   API base URL; unset: an embedded reference server under .tgw/
@@ -57,11 +58,12 @@ program
   .command("help [command...]")
   .description("show the help of a command or sub-command (tgw help state rm)")
   .action((words: string[]) => showHelp(words));
-// A reader that goes away (`tgw state list | head -1`) must not crash a run, nor stop an apply
-// half-way: what is left to print is dropped, and the run finishes as it would have.
+// A reader that goes away (`tgw state list | head -1`; EIO: the terminal of a SIGHUP closed) must not
+// crash a run, nor stop an apply half-way: what is left to print is dropped, and the run finishes (or
+// stops, src/cli/stop-signals.ts) as it would have.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code !== "EPIPE") throw err;
+    if (err.code !== "EPIPE" && err.code !== "EIO") throw err;
   });
 }
 // No top-level await: the bundle is a CommonJS script (scripts/bundle.ts), which has none.

@@ -5,11 +5,12 @@
  */
 import { parseDuration } from "../duration.js";
 import { type RefreshOnlyPlan, refreshOnly, refreshOnlyWrites } from "../engine/index.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { ExitCode, type StopSignal, UsageError } from "../errors.js";
 import { confirm } from "./apply-run.js";
 import { type PlanningFlags, targetOptions } from "./options.js";
 import { color, warn } from "./output.js";
 import { progressLine } from "./render/progress.js";
+import { onStopSignals, stoppedBy } from "./stop-signals.js";
 import { type TakeoverFlags, takeoverOptions } from "./takeover.js";
 import { holder, openTarget, openWorkspace } from "./target.js";
 
@@ -31,12 +32,22 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
   if (how.apply && opts.json && !opts.autoApprove) throw new UsageError("--json needs --auto-approve");
   const ws = await openWorkspace(opts);
   const target = await openTarget({ configDir: ws.configDir, readOnly: !how.apply });
+  // apply: stopped by SIGINT, SIGTERM or SIGHUP as apply is (a plan is only reading: the default).
+  const controller = new AbortController();
+  let settle = () => Promise.resolve();
+  const stopHandling = how.apply
+    ? onStopSignals(controller, { notice: stopNotice, settle: () => settle() })
+    : () => {};
   try {
     const { plan, applied } = await refreshOnly({
       desired: ws.desired,
       api: target.api,
       store: ws.store,
       apply: how.apply,
+      signal: controller.signal,
+      onWriting: (s) => {
+        settle = s;
+      },
       options: {
         lockHolder: holder(how.apply ? "apply --refresh-only" : "plan --refresh-only"),
         lockTimeoutMs: parseDuration(opts.lockTimeout ?? "0s", "--lock-timeout"),
@@ -52,7 +63,7 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
           (opts.json ? process.stderr : process.stdout).write(`${progressLine(e, color)}\n`);
         else if (e.type === "planned" && !opts.json) process.stdout.write(renderRefreshOnlyHeader());
       },
-      ...(how.apply && !opts.autoApprove ? { approve: approver } : {}),
+      ...(how.apply && !opts.autoApprove ? { approve: (plan) => approver(plan, controller.signal) } : {}),
     });
     if (opts.json) process.stdout.write(`${JSON.stringify(refreshOnlyToJson(plan, applied), null, 2)}\n`);
     else {
@@ -63,15 +74,23 @@ export async function runRefreshOnly(opts: RefreshOnlyFlags, how: { apply: boole
     const found = plan.changedOutside.length > 0 || refreshOnlyWrites(plan);
     return opts.detailedExitcode && !how.apply && found ? ExitCode.changes : ExitCode.ok;
   } finally {
+    stopHandling();
     await target.close();
   }
 }
 
-/** Shows the plan (apply), then asks. */
-async function approver(plan: RefreshOnlyPlan): Promise<boolean> {
+/** What the first stop signal prints. */
+function stopNotice(signal: StopSignal): string {
+  return `\n${stoppedBy(signal)}.\n`;
+}
+
+/** Shows the plan (apply), then asks; a stop signal at the prompt stops the run with its exit code. */
+async function approver(plan: RefreshOnlyPlan, signal: AbortSignal): Promise<boolean> {
   process.stdout.write(renderRefreshOnly(plan));
   process.stdout.write("\n");
-  return confirm("Would you like to update the state to reflect these detected changes?");
+  const yes = await confirm("Would you like to update the state to reflect these detected changes?", signal);
+  signal.throwIfAborted();
+  return yes;
 }
 
 function renderRefreshOnlyHeader(): string {

@@ -3,9 +3,10 @@
  * `TGW_STATE_URL` when set, else the configuration's `state:` block, else the default file
  * (src/state/open.ts). A PostgreSQL state is keyed by stack: the stack is `--stack`, else the
  * configuration's. The configuration is read only when needed, and a configuration that does not
- * load only matters when the stack or the `state:` block must come from it.
+ * load only matters when the stack or the `state:` block must come from it; a `-f` path that does
+ * not exist is refused, as every command refuses it.
  */
-import { ConfigError, loadConfig } from "../config/index.js";
+import { ConfigError, checkConfigPaths, loadConfig } from "../config/index.js";
 import { UsageError } from "../errors.js";
 import { locateState, type OpenedStore, openStateStore } from "../state/open.js";
 import { colorErr, debugLog } from "./output.js";
@@ -20,13 +21,15 @@ export interface StateLocateOptions {
 /**
  * Opens the state of a `tgw state` command.
  * @param command recorded in the history of a PostgreSQL state (`tgw state rm`).
- * @throws UsageError when a PostgreSQL state is named and no stack can be found.
+ * @throws ConfigError when a `-f` path does not exist (as `tgw plan` says it: a typo must not act on
+ *   the working directory's state); UsageError when a PostgreSQL state is named and no stack can be found.
  */
 export async function openCommandState(
   opts: StateLocateOptions,
   command: string,
   env: Record<string, string | undefined> = process.env,
 ): Promise<OpenedStore> {
+  checkConfigPaths(opts.file ?? [], process.cwd());
   const warn = (m: string) => process.stderr.write(`${colorErr.yellow("Warning:")} ${m}\n`);
   const chosen = opts.state ?? (env.TGW_STATE_URL?.trim() || undefined);
   let location = locateState({ state: chosen, config: opts.file, env: {} });

@@ -10,7 +10,8 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import type { ProblemList } from "../model/validation/problems.js";
+import { ProblemList } from "../model/validation/problems.js";
+import { ConfigError } from "./errors.js";
 
 /** The configuration files, in order, and the configuration directory (absolute paths). */
 export interface ConfigFiles {
@@ -37,13 +38,8 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
   for (const p of given) {
     const abs = resolve(cwd, p);
     const whole = { file: displayPath(cwd, abs), line: 0, col: 0 };
-    let isDir: boolean;
-    try {
-      isDir = statSync(abs).isDirectory();
-    } catch {
-      problems.add(whole, "", "no such file or directory");
-      continue;
-    }
+    const isDir = isDirectory(cwd, abs, problems);
+    if (isDir === undefined) continue;
     configDir ??= isDir ? abs : dirname(abs);
     if (!isDir) {
       files.push(abs);
@@ -64,6 +60,28 @@ export function findConfigFiles(paths: readonly string[], cwd: string, problems:
     files.push(...found);
   }
   return { files: [...new Set(files)], configDir: configDir ?? resolve(cwd, given[0] ?? ".") };
+}
+
+/**
+ * Refuses `-f` paths that do not exist with the problem loading a configuration reports for them
+ * (`tgw plan -f infr`): for commands that locate the state by `-f` without needing a valid
+ * configuration (`tgw state ...`), which would otherwise act on the working directory's state.
+ * @throws ConfigError naming every missing path
+ */
+export function checkConfigPaths(paths: readonly string[], cwd: string): void {
+  const problems = new ProblemList();
+  for (const p of paths) isDirectory(cwd, resolve(cwd, p), problems);
+  if (problems.size > 0) throw new ConfigError(problems.items);
+}
+
+/** Whether `-f` path `abs` is a directory; undefined, with a problem added, when it does not exist. */
+function isDirectory(cwd: string, abs: string, problems: ProblemList): boolean | undefined {
+  try {
+    return statSync(abs).isDirectory();
+  } catch {
+    problems.add({ file: displayPath(cwd, abs), line: 0, col: 0 }, "", "no such file or directory");
+    return undefined;
+  }
 }
 
 /**

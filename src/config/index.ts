@@ -19,6 +19,7 @@ export type {
 export { isRef } from "../model/desired.js";
 export { type ConfigProblem, formatProblem } from "../model/validation/problems.js";
 export { ConfigError } from "./errors.js";
+export { checkConfigPaths } from "./files.js";
 export { type LoadedConfig, type LoadOptions, loadConfig } from "./load.js";
 
 /**

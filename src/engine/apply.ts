@@ -51,6 +51,13 @@ export interface ApplyOptions {
   createRetry?: CreateRetry;
   /** Hand new API keys' tokens to this command instead of their files (./token-command.ts). */
   tokenCommand?: string;
+  /**
+   * Called before the first call with `settle`, which resolves once every result received so far is
+   * written to the state (a new key's token reaching its file first), without waiting for the calls
+   * in flight; it never rejects (a failed write is the apply's error). For a driver that must stop
+   * before the apply ends (a second Ctrl-C): nothing the API answered is left unrecorded.
+   */
+  onStarted?: (settle: () => Promise<void>) => void;
 }
 
 /** What an apply did. */
@@ -89,13 +96,15 @@ export async function applyPlan(
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);
+  const received = new Set<Promise<void>>();
+  options.onStarted?.(() => settle(received, journal));
   await syncState(ctx, plan);
 
   const steps = buildSteps(plan.changes);
   const progress = new ApplyProgress(steps, ctx.emit);
   let unreachable = false;
   const results = await runSteps(steps, options.parallelism ?? 4, {
-    run: (step, callsDone) => runOperation(ctx, step, callsDone),
+    run: (step, callsDone) => withReceived(received, (done) => runOperation(ctx, step, done), callsDone),
     halted: () => unreachable || options.signal?.aborted === true || journal.failed,
     started: (step) => progress.started(step),
     finished: (step, result) => {
@@ -113,6 +122,34 @@ export async function applyPlan(
     throw new ApplyFailedError(outcomes, interrupted, interrupted ? options.signal?.reason : undefined);
   }
   return { outcomes, tokens: ctx.tokens };
+}
+
+/**
+ * Runs an operation; from its `callsDone()` (its answer received: what is left is local work, a token
+ * file, then its record) until it ends, a promise of its end is in `received`.
+ */
+function withReceived(
+  received: Set<Promise<void>>,
+  operation: (callsDone: () => void) => Promise<string>,
+  callsDone: () => void,
+): Promise<string> {
+  let ended = () => {};
+  const end = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  return operation(() => {
+    received.add(end);
+    callsDone();
+  }).finally(() => {
+    received.delete(end);
+    ended();
+  });
+}
+
+/** Resolves once the operations whose answers came have recorded them, and the state is written. */
+async function settle(received: Set<Promise<void>>, journal: StateJournal): Promise<void> {
+  await Promise.all(received);
+  await journal.flush().catch(() => {});
 }
 
 /**

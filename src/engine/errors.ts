@@ -126,7 +126,10 @@ export interface ChangeOutcome {
  */
 export class ApplyFailedError extends TgwError {
   readonly outcomes: ChangeOutcome[];
-  /** Stopped by a signal (Ctrl-C) rather than by a failed change: the CLI exits 130. */
+  /**
+   * Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP) rather than by a failed change: the CLI exits with
+   * the abort reason's exit code (a `TgwError`'s), else 130.
+   */
   readonly interrupted: boolean;
   /** `cause`: the abort reason when the apply was interrupted. */
   constructor(outcomes: ChangeOutcome[], interrupted = false, cause?: unknown) {
@@ -145,7 +148,8 @@ export class ApplyFailedError extends TgwError {
     }. The state records what was done; run apply again to continue.`;
     super("apply_failed", `${head}\n${lines.join("\n")}${lines.length ? "\n" : ""}${tail}`, {
       ...(cause === undefined ? {} : { cause }),
-      ...(interrupted ? { exitCode: ExitCode.interrupted } : {}),
+      // The abort reason says which signal (the CLI's InterruptedError: 129, 130 or 143).
+      ...(interrupted ? { exitCode: cause instanceof TgwError ? cause.exitCode : ExitCode.interrupted } : {}),
     });
     this.outcomes = outcomes;
     this.interrupted = interrupted;

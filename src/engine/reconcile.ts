@@ -130,6 +130,13 @@ export interface ReconcileInput {
   options?: ReconcileOptions;
   signal?: AbortSignal;
   onEvent?: EventHandler;
+  /**
+   * Called when the state starts being written (the apply, or `refreshOnly`'s write), with `settle`:
+   * it resolves once every result received so far is in the state, token files first, without waiting
+   * for the calls in flight (./apply.ts `ApplyOptions.onStarted`). A driver that must exit before the
+   * run ends (a second Ctrl-C) awaits it first.
+   */
+  onWriting?: (settle: () => Promise<void>) => void;
 }
 
 /** What a reconcile did. */
@@ -378,6 +385,8 @@ async function applyLocked(
 ): Promise<ReconcileResult> {
   const { desired, api, store, options, signal, emit } = run;
   const journal = openJournal(run, plan, state, listing);
+  let settle = () => journal.flush().catch(() => {});
+  run.onWriting?.(() => settle());
   // Unrecorded kinds are written before the first create (a crash may leave its object unrecorded);
   // the API even when the plan has nothing else to write (otherwise the first write of the apply
   // carries it, so serials count as before).
@@ -395,6 +404,9 @@ async function applyLocked(
     ...(signal ? { signal } : {}),
     ...(options.createRetry ? { createRetry: options.createRetry } : {}),
     ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
+    onStarted: (settleApply) => {
+      settle = settleApply;
+    },
     onEvent: (e) => {
       if (e.type === "create_recovered") recovered.set(e.address, e.id);
       emit(e);

@@ -95,7 +95,7 @@ export async function refreshOnly(
     input.signal?.throwIfAborted();
     if (input.approve && !(await input.approve(found)))
       throw new NotConfirmedError("refresh cancelled: the state was not changed");
-    const written = await writeRecords(store, state, found, holder, options.apiIdentity);
+    const written = await writeRecords(store, state, found, holder, options.apiIdentity, input.onWriting);
     return { plan: found, applied: true, state: written };
   } finally {
     await unlock?.();
@@ -108,8 +108,10 @@ async function writeRecords(
   plan: RefreshOnlyPlan,
   command: string,
   api: StateSnapshot["api"],
+  onWriting: RefreshOnlyInput["onWriting"],
 ): Promise<StateSnapshot> {
   const journal = new StateJournal(store, api ? { ...state, api } : state, undefined, { plan: [], command });
+  onWriting?.(() => journal.flush().catch(() => {}));
   await journal.update(
     (records) => {
       for (const d of plan.drop) delete records[d.address];

@@ -84,7 +84,7 @@ export type WatchEvent =
       applied: ChangeSummary[];
     }
   | {
-      /** Stopped by SIGINT / SIGTERM while running: calls in flight finished, nothing new was started. */
+      /** Stopped by SIGINT / SIGTERM / SIGHUP while running: calls in flight finished, nothing new was started. */
       type: "reconcile_interrupted";
       run: number;
       trigger: Trigger;

@@ -21,7 +21,7 @@ import { isConfigChange, onlyFiles, type Trigger } from "./trigger.js";
 export interface ReconcileRequest {
   /** `apply` makes live equal desired; `plan` only computes the changes. */
   mode: ReconcileMode;
-  /** Aborted on SIGINT / SIGTERM: let calls in flight finish, start nothing new, release the lock. */
+  /** Aborted on SIGINT / SIGTERM / SIGHUP: let calls in flight finish, start nothing new, release the lock. */
   signal: AbortSignal;
   /**
    * The reconcile may re-read only the objects whose desired state changed (src/watch/live-cache.ts):

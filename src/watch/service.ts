@@ -58,7 +58,7 @@ export interface WatchServiceOptions {
   log: EventSink;
   /** Opens the API once the configuration directory is known. */
   openTarget(configDir: string, metrics: WatchMetrics): Promise<WatchTarget>;
-  /** Aborted on SIGINT / SIGTERM: the loop stops, calls in flight finish. */
+  /** Aborted on SIGINT / SIGTERM / SIGHUP: the loop stops, calls in flight finish. */
   signal: AbortSignal;
 }
 

@@ -8,7 +8,7 @@
  * - `degraded`: the last reconcile failed but applied changes (progressing): retrying soon; or it
  *   succeeded while API keys' tokens are lost (`lostTokens`);
  * - `failing`: the last reconcile failed (API, network, lock...) and applied nothing: retrying with backoff;
- * - `stopping`: shutting down after SIGINT / SIGTERM;
+ * - `stopping`: shutting down after SIGINT / SIGTERM / SIGHUP;
  * - `standby`: a replica that is not the leader (src/watch/leader.ts): ready to take over.
  * `ok` and `standby` are healthy (HTTP 200); every other status answers 503.
  */

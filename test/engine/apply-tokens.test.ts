@@ -55,3 +55,50 @@ it("sends the next create while a token file is still being written (parallelism
   expect(token).toMatch(/^\S+\n$/);
   expect(await readFile(join(secrets, "b.token"), "utf8")).toMatch(/^\S+\n$/);
 }, 30_000);
+
+it("settle (onWriting) waits until an answer received has its token file and its record", async () => {
+  const secrets = join(bench.dir, "settle-disk");
+  await mkdir(secrets, { recursive: true });
+  const slow = join(secrets, "a.token");
+  await writeFile(slow, "tgw_old\n", { mode: 0o600 });
+  const fifo = `${slow}.${process.pid}.tmp`;
+  execFileSync("mkfifo", [fifo]);
+  bench.reset();
+  let settle: (() => Promise<void>) | undefined;
+  const applying = reconcile({
+    desired: desired(
+      [
+        res("api_keys.sa", { description: "a" }, { options: { prevent_destroy: false, token_file: slow } }),
+        res(
+          "api_keys.sb",
+          { description: "b" },
+          { options: { prevent_destroy: false, token_file: join(secrets, "b.token") } },
+        ),
+      ],
+      "marker",
+      bench.dir,
+    ),
+    api: bench.api,
+    store: bench.store,
+    options: { parallelism: 1 },
+    onWriting: (s) => {
+      settle = s;
+    },
+  });
+  const posts = () => bench.calls().filter((c) => c === "POST /api_keys").length;
+  // Until then (no deadline here: the test's timeout bounds a wait that never ends).
+  while (posts() < 2) await sleep(20);
+  // sa's answer came; its token file is blocked: settle waits for it (and its record).
+  let settled = false;
+  const settling = (settle as () => Promise<void>)().then(() => {
+    settled = true;
+  });
+  await sleep(200);
+  expect(settled).toBe(false);
+  const token = await readFile(fifo, "utf8");
+  await settling;
+  const state = await bench.store.read();
+  expect(state.resources["api_keys.sa"]?.tokenDelivered).toMatchObject({ to: "file" });
+  expect(bench.server.keyOf(token.trim())).toBe(state.resources["api_keys.sa"]?.id);
+  await applying;
+}, 30_000);

@@ -3,14 +3,14 @@
  * docs/watch.md). Reconciles at startup, on every file change (debounced) and every `--interval`;
  * backs off on failures; serves `/healthz` with `--health-port`; logs one line per reconcile.
  *
- * It never exits on bad input or a failing API: only SIGINT / SIGTERM end it (exit 0, after the calls
- * in flight finish and the state lock is released). A second signal exits at once (130). Flag errors
+ * It never exits on bad input or a failing API: only SIGINT, SIGTERM or SIGHUP end it (exit 0, after the
+ * calls in flight finish and the state lock is released). A second signal exits at once (130). Flag errors
  * and an unusable health port fail at startup (exit 1), before anything runs.
  */
 import { setFlagsFromString } from "node:v8";
 import { Option } from "commander";
 import { formatDuration, parseDuration } from "../../duration.js";
-import { ExitCode, UsageError } from "../../errors.js";
+import { ExitCode, STOP_SIGNALS, UsageError } from "../../errors.js";
 import { createLog, DEFAULT_BACKOFF, WATCH_DEFAULTS } from "../../watch/index.js";
 import { runWatchService } from "../../watch/service.js";
 import type { RegisterCommand } from "../command.js";
@@ -101,7 +101,7 @@ Examples:
   $ tgw watch -f config/ --no-self-heal     # apply edits, only report drift
   $ tgw watch --git https://git.example.com/infra.git --branch main --path tgw --health-port 9464
 
-Exits 0 on SIGINT or SIGTERM, after the calls in flight finish. See docs/watch.md.`,
+Exits 0 on SIGINT, SIGTERM or SIGHUP, after the calls in flight finish. See docs/watch.md.`,
     )
     .action(async (flags: WatchFlags, cmd) => {
       await runWatch(flags, Boolean(cmd.optsWithGlobals().debug));
@@ -137,12 +137,11 @@ async function runWatch(flags: WatchFlags, debug: boolean): Promise<void> {
   boundHeapGrowth();
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    // A second signal: exit now (locks die with the process or are taken over as stale).
-    process.once(signal, () => process.exit(ExitCode.interrupted));
+    // A second signal, of any of the three: exit now (locks die with the process or are taken over as stale).
+    if (stop.signal.aborted) process.exit(ExitCode.interrupted);
     stop.abort(signal);
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  for (const signal of Object.keys(STOP_SIGNALS)) process.on(signal, onSignal);
   await runWatchService({
     ...durations,
     paths: flags.file ?? [],

@@ -287,3 +287,34 @@ describe("tgw state mv", () => {
     expect(await readdir(join(dir, ".tgw", "secrets"))).toEqual(["web.token"]);
   });
 });
+
+describe("a -f path that does not exist", () => {
+  it("is refused by every state subcommand as tgw plan refuses it, touching no state", async () => {
+    const { snapshot } = await seed();
+    const missing = ["-f", "infr"];
+    const plan = await tgw(["plan", ...missing], dir);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toBe(
+      "Error [config]: 1 problem in the configuration:\ninfr: no such file or directory\n",
+    );
+    const commands = [
+      ["list"],
+      ["show", "api_keys.ci"],
+      ["rm", "api_keys.ci"],
+      ["mv", "api_keys.ci", "api_keys.ops"],
+      ["history"],
+      ["restore", "1"],
+      ["migrate", "--to", join(dir, "elsewhere.json")],
+      // A second -f that does not exist, after one that does.
+      ["list", "-f", "."],
+    ];
+    const runs = await Promise.all(commands.map((args) => tgw(["state", ...args, ...missing], dir)));
+    expect(runs.map((run, i) => ({ args: commands[i], code: run.code, stderr: run.stderr }))).toEqual(
+      commands.map((args) => ({ args, code: plan.code, stderr: plan.stderr })),
+    );
+    const after = await new FileStateStore(join(dir, ".tgw", "state.json")).read();
+    expect(after.serial).toBe(snapshot.serial);
+    expect(Object.keys(after.resources).sort()).toEqual(Object.keys(snapshot.resources).sort());
+    expect(await readdir(dir)).toEqual([".tgw"]);
+  });
+});
