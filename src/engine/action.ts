@@ -127,7 +127,7 @@ export interface ForeignLineages {
 
 /**
  * Live objects of the kinds a plan creates whose ownership markers say Terraform created them for a
- * stack of this name (`terraform:<stack>/<workspace>`, ./ownership.ts `terraformObjects`): the stack is
+ * stack of this name (`terraform:<stack>/<workspace>`, ./terraform-objects.ts): the stack is
  * applied with Terraform or `cdktf deploy`, and tgw's creates would duplicate them.
  */
 export interface TerraformObjects {

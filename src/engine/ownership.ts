@@ -23,15 +23,9 @@
  * deleted; `terraformObjects` only reports them for the safety rule `other_driver` (./safety.ts).
  */
 import type { DesiredResource, DesiredState } from "../model/desired.js";
-import {
-  collections,
-  fillPath,
-  getKind,
-  type OwnershipMarker,
-  TERRAFORM_STACK_PREFIX,
-} from "../model/index.js";
+import { fillPath, getKind, type OwnershipMarker } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
-import type { ForeignLineages, TerraformObjects } from "./action.js";
+import type { ForeignLineages } from "./action.js";
 import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
@@ -382,41 +376,6 @@ export function olderFirst(a: LiveObject, b: LiveObject): number {
   const ta = typeof a.raw.created_at === "string" ? a.raw.created_at : "";
   const tb = typeof b.raw.created_at === "string" ? b.raw.created_at : "";
   return ta.localeCompare(tb) || a.id.localeCompare(b.id);
-}
-
-/**
- * The live objects of `kinds` whose Terraform markers name the stack `stack`: marker stacks
- * `terraform:<stack>/<workspace>` or `terraform:<stack>-<8 hex>/<workspace>` (the provider's default
- * `stack` in a working directory named `<stack>`, which is where `cdktf deploy` runs Terraform for a
- * CDKTF stack of that name: cdktf.out/stacks/<stack>). Any workspace, or none (`terraform:<stack>`, as
- * earlier providers wrote it). Undefined when there are none.
- */
-export function terraformObjects(
-  stack: string,
-  kinds: ReadonlySet<string>,
-  live: LiveState,
-): TerraformObjects | undefined {
-  if (kinds.size === 0) return undefined;
-  // A tgw stack name holds only letters, digits, _, . and -: escaped for the regular expression anyway.
-  const escaped = stack.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  // Without a workspace: the marker of providers before issue 27 (`terraform:<directory name>`).
-  const pattern = new RegExp(`^${TERRAFORM_STACK_PREFIX}${escaped}(-[0-9a-f]{8})?(/[^/]+)?$`);
-  const stacks = new Set<string>();
-  const found = new Set<string>();
-  let objects = 0;
-  for (const o of live.objects.values()) {
-    if (!kinds.has(o.kind) || !o.marker || !pattern.test(o.marker.stack)) continue;
-    objects++;
-    stacks.add(o.marker.stack);
-    found.add(o.kind);
-  }
-  if (objects === 0) return undefined;
-  return { objects, stacks: [...stacks].sort(), kinds: [...found].sort() };
-}
-
-/** The collection kind of addresses like `api_keys.ci`, if any. */
-export function kindOfAddress(address: string): string | undefined {
-  return collections().get(address.slice(0, address.indexOf(".")))?.kind;
 }
 
 /** The match of `resource` with `found` (none: to create). */

@@ -35,10 +35,10 @@ import {
   type Match,
   matchOwnership,
   type Orphan,
-  terraformObjects,
 } from "./ownership.js";
 import { resolvePending } from "./pending.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
+import { terraformObjects } from "./terraform-objects.js";
 import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
