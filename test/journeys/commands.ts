@@ -3,21 +3,31 @@
  * `tgw watch` or someone at the API does to a stack. Commands that pick an existing address take an
  * index, resolved when they run (so shrinking keeps them valid); `toString()` shows what they did.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
-import { ApplyFailedError, ImportError, UnsafePlanError } from "../../src/engine/index.js";
+import {
+  ApplyFailedError,
+  type EngineEvent,
+  ImportError,
+  reconcile,
+  UnsafePlanError,
+} from "../../src/engine/index.js";
 import {
   applyAsDocumented,
   COLLECTIONS,
   checkConverged,
   checkTokens,
+  desiredOf,
   InvariantError,
   importAs,
   interrupting,
   keepCopy,
+  killing,
   kindOf,
   loseState,
   type Model,
   noteRecorded,
+  noteReplaces,
   ownedObjects,
   restoreState,
   run,
@@ -359,6 +369,50 @@ export class InterruptedApply extends Base {
   }
 }
 
+/**
+ * An apply killed (SIGKILL) as its `after`-th API call is sent: that call happens, nothing after it,
+ * and no state write after the kill (./world.ts `killing`). The next apply must resolve what was cut
+ * off (docs/state.md > Pending creates).
+ */
+export class KilledApply extends Base {
+  constructor(readonly after: number) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    const killed = killing(w.api, storeOf(w, w.main), this.after);
+    const events: EngineEvent[] = [];
+    const applied = reconcile({
+      desired: desiredOf(w, m, w.main),
+      api: killed.api,
+      store: killed.store,
+      options: { mode: "apply" },
+      onEvent: (e) => events.push(e),
+    }).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const outcome = await Promise.race([applied, killed.dead.then(() => "killed" as const)]);
+    noteReplaces(m, events);
+    if (outcome === "killed") {
+      // What the process had started locally (a token file being written) ends as a kill could find it.
+      await sleep(50);
+      this.done = `killed at API call ${this.after}`;
+      return;
+    }
+    if ("error" in outcome) {
+      if (!(outcome.error instanceof UnsafePlanError)) throw outcome.error;
+      this.done = "refused";
+      return;
+    }
+    this.done = "finished before the kill";
+    await checkConverged(w, m, w.main, { result: outcome.result, events });
+    await keepCopy(w);
+  }
+  describe() {
+    return `apply killed at API call ${this.after}`;
+  }
+}
+
 /** The state file is deleted; then `tgw apply --takeover`, as docs/state.md says. */
 export class LoseStateTakeover extends Base {
   async act(m: Model, w: World) {
@@ -527,6 +581,7 @@ export const commandArbitraries: fc.Arbitrary<Command>[] = [
   fc.constant(0).map(() => new Apply()),
   fc.constant(0).map(() => new Apply()),
   fc.integer({ min: 1, max: 12 }).map((n) => new InterruptedApply(n)),
+  fc.integer({ min: 1, max: 12 }).map((n) => new KilledApply(n)),
   fc.constant(0).map(() => new LoseStateTakeover()),
   index.map((i) => new OlderState(i)),
   fc.tuple(index, fc.constantFrom("by hand", "")).map(([i, d]) => new HandEdit(i, d)),

@@ -172,7 +172,7 @@ export interface Run {
 }
 
 /** Replaces on every planned change are remembered: such an object may legitimately be a new one. */
-function noteReplaces(model: Model, events: EngineEvent[]): void {
+export function noteReplaces(model: Model, events: EngineEvent[]): void {
   for (const e of events) {
     if (e.type !== "planned") continue;
     for (const c of e.plan.changes) if (c.action === "replace") model.mayChange.add(c.address);
@@ -400,6 +400,76 @@ export async function checkTokens(world: World, model: Model, workspace: Workspa
         `${what}: ${file} holds ${whose === undefined ? "no live key's token" : `the token of ${whose}`}, not the token of ${address} (${id}), which was never reported lost`,
       );
   }
+}
+
+/**
+ * A SIGKILL of an apply, in process (./commands.ts `KilledApply`): an `Api` whose `after`-th call is
+ * sent (its effect happens) but whose answer, and every later call, never comes; and a state store that
+ * writes nothing once the kill came and releases the apply's lock then (a dead holder's lock is taken
+ * over at once). `dead` resolves at the kill.
+ */
+export function killing(
+  api: Api,
+  store: FileStateStore,
+  after: number,
+): { api: Api; store: FileStateStore; dead: Promise<void> } {
+  const never = new Promise<never>(() => {});
+  let killed = false;
+  let calls = 0;
+  let onKill = () => {};
+  const dead = new Promise<void>((resolve) => {
+    onKill = resolve;
+  });
+  const unlocks: (() => Promise<void>)[] = [];
+  const kill = () => {
+    killed = true;
+    for (const unlock of unlocks) void unlock();
+    onKill();
+  };
+  const gate = <T>(call: () => Promise<T>): Promise<T> => {
+    if (killed) return never;
+    if (++calls < after) return call();
+    call().catch(() => {}); // sent: the server acts on it; its answer is lost with the process
+    kill();
+    return never;
+  };
+  const hung = async function* (): AsyncGenerator<never> {
+    await never;
+  };
+  const gatedList: Api["list"] = (path, listKey, options) => {
+    if (!killed && ++calls < after) return api.list(path, listKey, options);
+    kill();
+    return hung();
+  };
+  const gated: Api = {
+    request: (method, path, options) => gate(() => api.request(method, path, options)),
+    get: (path, options) => gate(() => api.get(path, options)),
+    post: (path, body, options) => gate(() => api.post(path, body, options)),
+    put: (path, body, options) => gate(() => api.put(path, body, options)),
+    patch: (path, body, options) => gate(() => api.patch(path, body, options)),
+    delete: (path, options) => gate(() => api.delete(path, options)),
+    list: gatedList,
+    listAll: (path, listKey, options) => gate(() => api.listAll(path, listKey, options)),
+    ...(api.tokenIsLive
+      ? { tokenIsLive: (token: string) => gate(() => api.tokenIsLive?.(token) as Promise<boolean>) }
+      : {}),
+  };
+  const dying = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop === "write" || prop === "writeChanges")
+        return (...args: unknown[]) => (killed ? never : value.apply(target, args));
+      if (prop === "lock")
+        return async (...args: unknown[]) => {
+          const unlock = await value.apply(target, args);
+          unlocks.push(unlock);
+          return unlock;
+        };
+      return value.bind(target);
+    },
+  });
+  return { api: gated, store: dying, dead };
 }
 
 /**

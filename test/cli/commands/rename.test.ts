@@ -253,3 +253,23 @@ it("state rm sets a key's token file aside; the key adopted again through its ma
   await expect(readFile(aside, "utf8")).rejects.toThrow();
   expect((await run("plan")).stderr).not.toContain("is not on this machine");
 });
+
+it("state mv without the rename in the configuration: the plan says what the state says (the new address deleted, the old made), before anything happens", async () => {
+  await configure("mv-unrenamed", ["a"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.a"]?.id as string;
+  expect((await run("state", "mv", "api_keys.a", "api_keys.b")).code).toBe(0);
+  // The object still carries a's marker: the record decides, not the marker.
+  const plan = await run("plan", "--detailed-exitcode");
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toMatch(/- api_keys\.b \(api_key\)/);
+  expect(plan.stdout).toMatch(/\+ api_keys\.a \(api_key\)/);
+  expect(plan.stdout).toContain("Plan: 1 to create, 0 to update, 0 to replace, 1 to delete.");
+  expect(await live(id)).toBe(200);
+  // Moved back, nothing is left to do: the record and the marker agree again.
+  expect((await run("state", "mv", "api_keys.b", "api_keys.a")).code).toBe(0);
+  const again = await run("plan", "--detailed-exitcode");
+  expect(again.stdout).toContain("No changes.");
+  expect(again.code).toBe(0);
+  expect((await state()).resources["api_keys.a"]?.id).toBe(id);
+});
