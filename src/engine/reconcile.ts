@@ -378,7 +378,7 @@ async function applyLocked(
   if (listingToRecord(state, listing) || (apiToRecord(plan, state, options.apiIdentity) && !hasChanges(plan)))
     await journal.update(() => {}, { now: true });
   const recovered = new Map<string, string>();
-  const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
+  const writer = canFence(store) ? fencedApi(api, store) : api;
   const result = await applyPlan(plan, desired, writer, journal, {
     parallelism: options.parallelism ?? 4,
     ...(signal ? { signal } : {}),
