@@ -28,7 +28,7 @@ import { TgwError, UsageError } from "../errors.js";
 import { Agent } from "./agent.js";
 import { budgetFile, loadBudget, saveBudget } from "./budget.js";
 import { ApiError, apiErrorFromResponse, NetworkError } from "./errors.js";
-import { type Answer, ExchangeFailure, exchange, headerOf } from "./exchange.js";
+import { type Answer, ExchangeFailure, exchange, HeldBack, headerOf } from "./exchange.js";
 import { OutageGate } from "./outage.js";
 import { type RateLimit, RateLimiter, resolveRateLimit } from "./rate-limit.js";
 import {
@@ -56,6 +56,20 @@ export interface RequestOptions {
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;
+  /** A call the caller may still have to stop until it is sent (see `Fence`). */
+  fence?: Fence;
+}
+
+/**
+ * What may stop a call until it is sent: the state lock's fencing (src/engine/fencing.ts). Before each
+ * attempt, once its rate-limit slot is taken and its retry delay is over, `check()` is awaited: when it
+ * rejects, the call fails with that error, unsent. Right before the attempt is handed to its socket,
+ * `stillValid()` is asked, without I/O: when it says no (the process stalled since the check, frozen
+ * perhaps), the attempt is held back, unsent, and `check()` awaited again.
+ */
+export interface Fence {
+  check(): Promise<void>;
+  stillValid(): boolean;
 }
 
 /** Options of a list. */
@@ -208,7 +222,7 @@ export class ApiClient implements Api {
    */
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
     const url = this.#url(path, options.query);
-    return (await this.#send(method, url, options.body, options.signal)).value as T;
+    return (await this.#send(method, url, options)).value as T;
   }
 
   /**
@@ -276,7 +290,7 @@ export class ApiClient implements Api {
     }
     let url: URL | undefined = this.#url(path, { ...options.query, limit });
     while (url !== undefined) {
-      const { status, value } = await this.#send("GET", url, undefined, options.signal);
+      const { status, value } = await this.#send("GET", url, { signal: options.signal });
       const where = this.#displayPath(url, true);
       for (const item of pageItems(value, listKey, where, status)) yield item as T;
       url = this.#nextPage(isRecord(value) ? value.next_page_uri : undefined, url, where, status);
@@ -310,14 +324,13 @@ export class ApiClient implements Api {
   async #send(
     method: HttpMethod,
     url: URL,
-    body: unknown,
-    signal: AbortSignal | undefined,
+    { body, signal, fence }: Pick<RequestOptions, "body" | "signal" | "fence">,
   ): Promise<{ status: number; value: unknown }> {
     signal?.throwIfAborted();
     const path = this.#displayPath(url, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const shown = this.#displayPath(url, false);
-    const call = { allowed: this.#outage.outages, final: false };
+    const call: OutageCall = { allowed: this.#outage.outages, final: false, fence };
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw closedError();
       const { result, event } = await this.#timedAttempt(method, url, shown, payload, signal, attempt, call);
@@ -352,14 +365,24 @@ export class ApiClient implements Api {
     const release = this.#limiter
       ? await this.#waiting({ method, path: shown, for: "rate-limit" }, this.#limiter.acquire(signal))
       : undefined;
-    const started = performance.now();
-    const waitedMs = started - waitStarted;
-    let result: Attempt;
+    const waitedMs = performance.now() - waitStarted;
+    let started = performance.now();
+    let result: Attempt | undefined;
     try {
-      result = await this.#waiting(
-        { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
-        this.#gatedAttempt(method, url, payload, signal, call),
-      );
+      while (result === undefined) {
+        if (call.fence) {
+          await call.fence.check();
+          started = performance.now();
+        }
+        result = await this.#waiting(
+          { method, path: shown, for: "response", timeoutMs: this.#timeoutMs },
+          this.#gatedAttempt(method, url, payload, signal, call),
+        ).catch((err: unknown) => {
+          // Held back by the fence (the process stalled between its check and the send): check again.
+          if (err instanceof HeldBack) return undefined;
+          throw err;
+        });
+      }
     } finally {
       release?.();
     }
@@ -462,7 +485,7 @@ export class ApiClient implements Api {
   ): Promise<Attempt> {
     const passage = await this.#outage.pass(
       call.allowed,
-      () => this.#attempt(method, url, payload, signal),
+      () => this.#attempt(method, url, payload, signal, call.fence),
       (result) => this.#isOutage(result),
     );
     if ("down" in passage) {
@@ -481,12 +504,16 @@ export class ApiClient implements Api {
     return this.#probeOutages && OUTAGE_STATUSES.has(result.status);
   }
 
-  /** One HTTP exchange under the per-attempt deadline. Throws only the caller's abort reason. */
+  /**
+   * One HTTP exchange under the per-attempt deadline. Throws only the caller's abort reason, and
+   * HeldBack when `fence` said no right before the send.
+   */
   async #attempt(
     method: HttpMethod,
     url: URL,
     payload: string | undefined,
     signal: AbortSignal | undefined,
+    fence: Fence | undefined,
   ): Promise<Attempt> {
     const sent = {
       origin: url.origin,
@@ -495,7 +522,7 @@ export class ApiClient implements Api {
       headers: payload === undefined ? this.#headers : this.#bodyHeaders,
       body: payload,
     };
-    const result = await exchange(this.#agent, sent, this.#timeoutMs, signal);
+    const result = await exchange(this.#agent, sent, this.#timeoutMs, signal, fence?.stillValid);
     if (!(result instanceof ExchangeFailure)) return result;
     const { error } = result;
     if (result.timedOut) return { failure: timeoutFailure(this.#timeoutMs), error };
@@ -581,12 +608,14 @@ function parseSuccess(method: HttpMethod, path: string, status: number, text: st
 /** Answers of a gateway or server that is down, or unavailable as a whole. */
 const OUTAGE_STATUSES = new Set([502, 503, 504]);
 
-/** A call's view of the outage gate (./outage.ts). */
+/** What a call carries from attempt to attempt: its view of the outage gate (./outage.ts), its last check. */
 interface OutageCall {
   /** The most outages it may have seen and still go out (`OutageGate.pass`). */
   allowed: number;
   /** Not to be retried (set by `#gatedAttempt`). */
   final: boolean;
+  /** `RequestOptions.fence`. */
+  fence: Fence | undefined;
 }
 
 /** The attempt of a call held back by the outage gate, from the outage's last result. */

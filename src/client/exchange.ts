@@ -32,19 +32,29 @@ export interface Sent {
   body: string | undefined;
 }
 
+/** The exchange was not sent: `sendable` said no when undici was about to write it. */
+export class HeldBack extends Error {
+  constructor() {
+    super("held back before it was sent");
+  }
+}
+
 /**
  * Sends `sent` through `dispatcher` and resolves with its answer, or with an `ExchangeFailure` when no
  * whole answer came (connection error, the deadline of `timeoutMs` passed). Rejects only with the
- * caller's `signal.reason` when it aborts.
+ * caller's `signal.reason` when it aborts, and with HeldBack when `sendable`, asked once a connection
+ * is ready and nothing is written yet (undici's `onConnect`, right before the request's bytes go to
+ * the socket in the same turn), returns false.
  */
 export function exchange(
   dispatcher: Dispatcher,
   sent: Sent,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  sendable?: () => boolean,
 ): Promise<Answer | ExchangeFailure> {
   return new Promise((resolve, reject) => {
-    const handler = new Handler(resolve, reject, signal);
+    const handler = new Handler(resolve, reject, signal, sendable);
     handler.arm(timeoutMs);
     dispatcher.dispatch(
       { origin: sent.origin, path: sent.path, method: sent.method, headers: sent.headers, body: sent.body },
@@ -67,16 +77,20 @@ class Handler implements Dispatcher.DispatchHandler {
   readonly #resolve: (r: Answer | ExchangeFailure) => void;
   readonly #reject: (e: unknown) => void;
   readonly #signal: AbortSignal | undefined;
+  readonly #sendable: (() => boolean) | undefined;
+  #heldBack = false;
   readonly #onSignal = () => this.#cancel((this.#signal as AbortSignal).reason);
 
   constructor(
     resolve: (r: Answer | ExchangeFailure) => void,
     reject: (e: unknown) => void,
     signal: AbortSignal | undefined,
+    sendable: (() => boolean) | undefined,
   ) {
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
+    this.#sendable = sendable;
     if (signal?.aborted) this.#reason = signal.reason;
     else signal?.addEventListener("abort", this.#onSignal, { once: true });
   }
@@ -95,6 +109,10 @@ class Handler implements Dispatcher.DispatchHandler {
   }
 
   onConnect(abort: (reason?: Error) => void): void {
+    if (!this.#reason && this.#sendable && !this.#sendable()) {
+      this.#heldBack = true;
+      this.#reason = new HeldBack();
+    }
     if (this.#reason) abort(this.#reason);
     else this.#abort = abort;
   }
@@ -126,7 +144,8 @@ class Handler implements Dispatcher.DispatchHandler {
 
   onError(error: Error): void {
     this.#end();
-    if (this.#signal?.aborted) this.#reject(this.#signal.reason);
+    if (this.#heldBack) this.#reject(this.#reason);
+    else if (this.#signal?.aborted) this.#reject(this.#signal.reason);
     else this.#resolve(new ExchangeFailure(error, this.#timedOut));
   }
 

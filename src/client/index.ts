@@ -8,6 +8,7 @@ export {
   type Api,
   ApiClient,
   type ApiClientOptions,
+  type Fence,
   type HttpMethod,
   type ListOptions,
   pageItems,

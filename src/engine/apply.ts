@@ -11,12 +11,14 @@
  * - A failed call does not stop the others: every step that does not depend on a failed one still
  *   runs, and all failures are reported together at the end, in an `ApplyFailedError` with the outcome
  *   of every change (./outcomes.ts). Nothing new starts once `signal` is aborted, a state write
- *   failed, or the API was found unreachable (connection refused...: the next run, or watch's backoff,
- *   paces the attempts); calls in flight finish and are recorded.
+ *   failed, the state lock was found lost (./fencing.ts: the apply then fails with that error), or the
+ *   API was found unreachable (connection refused...: the next run, or watch's backoff, paces the
+ *   attempts); calls in flight finish and are recorded.
  */
 import { type Api, NetworkError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
+import { StateLockLostError } from "../state/errors.js";
 import type { StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
@@ -52,6 +54,11 @@ export interface ApplyOptions {
   /** Hand new API keys' tokens to this command instead of their files (./token-command.ts). */
   tokenCommand?: string;
   /**
+   * Throws when the state lock was lost (a store that fences, ./fencing.ts): a token answered after
+   * that is set aside instead of written to its file.
+   */
+  fence?: () => Promise<void>;
+  /**
    * Called before the first call with `settle`, which resolves once every result received so far is
    * written to the state (a new key's token reaching its file first), without waiting for the calls
    * in flight; it never rejects (a failed write is the apply's error). For a driver that must stop
@@ -70,7 +77,8 @@ export interface ApplyResult {
 /**
  * Applies `plan` (made from `desired`).
  * @throws ApplyFailedError when a call failed or the run was aborted; the state holds everything done.
- * @throws the state store's errors if the state cannot be written (nothing further is started).
+ * @throws the state store's errors if the state cannot be written, StateLockLostError if the state
+ * lock was lost (nothing further is started).
  */
 export async function applyPlan(
   plan: Plan,
@@ -93,6 +101,7 @@ export async function applyPlan(
     createRetry: options.createRetry ?? DEFAULT_CREATE_RETRY,
     signal: options.signal,
     tokenCommand: options.tokenCommand,
+    fence: options.fence,
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);
@@ -103,18 +112,22 @@ export async function applyPlan(
   const steps = buildSteps(plan.changes);
   const progress = new ApplyProgress(steps, ctx.emit);
   let unreachable = false;
+  let lockLost: StateLockLostError | undefined;
   const results = await runSteps(steps, options.parallelism ?? 4, {
     run: (step, callsDone) => withReceived(received, (done) => runOperation(ctx, step, done), callsDone),
-    halted: () => unreachable || options.signal?.aborted === true || journal.failed,
+    halted: () => unreachable || lockLost !== undefined || options.signal?.aborted === true || journal.failed,
     started: (step) => progress.started(step),
     finished: (step, result) => {
       if (result.status === "failed" && isUnreachable(result.error)) unreachable = true;
+      if (result.status === "failed" && result.error instanceof StateLockLostError) lockLost ??= result.error;
       progress.finished(step, result);
     },
   });
   await dropUnsent(ctx);
   // Every result is written before apply returns; a state write failure is an error of the apply.
   await journal.flush();
+  // The state lock was lost (./fencing.ts): the run stops as a state write refused for it would.
+  if (lockLost !== undefined) throw lockLost;
 
   const outcomes = progress.outcomes(plan.changes, results);
   if (outcomes.some((o) => o.status !== "done")) {

@@ -38,8 +38,12 @@ export type EngineEvent =
   | { type: "state_written"; serial: number }
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
   | { type: "token_saved"; address: string }
-  /** A key a `removed:` entry no longer manages: its token file was moved to `path` (absolute). */
-  | { type: "token_set_aside"; address: string; path: string }
+  /**
+   * A token set aside to `path` (absolute): a key a `removed:` entry no longer manages (its file moved
+   * there), or `lock_lost`: a key answered after this run's state lock was taken over (its token
+   * written there, not over the new holder's token file).
+   */
+  | { type: "token_set_aside"; address: string; path: string; why?: "lock_lost" }
   /**
    * An API key exists but its token is lost (its create response was lost, or its token file is
    * missing): the API never shows it again; `tgw apply --replace ADDRESS` issues a new key.

@@ -37,9 +37,11 @@ import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
 import {
+  asidePath,
   configuredTokenFile,
   removeDeletedKeysToken,
   setTokenAside,
+  TokenFileGuardError,
   tokenDigest,
   tokenFilePath,
   writeTokenFile,
@@ -90,6 +92,8 @@ export interface ApplyContext {
   signal?: AbortSignal | undefined;
   /** The token command new API keys' tokens are handed to instead of their files (./token-command.ts). */
   tokenCommand?: string | undefined;
+  /** Throws when the state lock was lost (./fencing.ts); a token is then set aside, not written in place. */
+  fence?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -288,9 +292,19 @@ async function keepToken(
     }
   }
   // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
-  const file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
+  let file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
+  // Answered after the state lock was taken over, the new holder owns the token files (it may have
+  // made the key again): this token, the key's only copy, is set aside instead.
+  const guard = ctx.fence === undefined ? undefined : async () => !(await lockLost(ctx));
   try {
-    await writeTokenFile(file, token);
+    try {
+      await writeTokenFile(file, token, guard);
+    } catch (err) {
+      if (!(err instanceof TokenFileGuardError)) throw err;
+      file = await asidePath(file, c.address, id);
+      ctx.emit({ type: "token_set_aside", address: c.address, path: file, why: "lock_lost" });
+      await writeTokenFile(file, token);
+    }
   } catch (err) {
     return { error: err };
   }
@@ -320,6 +334,15 @@ async function recordResult(
   if (waitsForState(ctx)) await ctx.journal.set(record, {}, pending);
   else ctx.journal.note(record, pending);
   return id;
+}
+
+/** True when `ctx.fence` says the state lock was lost. */
+async function lockLost(ctx: ApplyContext): Promise<boolean> {
+  if (ctx.fence === undefined) return false;
+  return ctx.fence().then(
+    () => false,
+    () => true,
+  );
 }
 
 /**

@@ -398,12 +398,13 @@ async function applyLocked(
   )
     await journal.update(() => {}, { now: true });
   const recovered = new Map<string, string>();
-  const writer = canFence(store) ? fencedApi(api, () => store.assertLockHeld()) : api;
+  const writer = canFence(store) ? fencedApi(api, store) : api;
   const result = await applyPlan(plan, desired, writer, journal, {
     parallelism: options.parallelism ?? 4,
     ...(signal ? { signal } : {}),
     ...(options.createRetry ? { createRetry: options.createRetry } : {}),
     ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
+    ...(canFence(store) ? { fence: () => store.assertLockHeld() } : {}),
     onStarted: (settleApply) => {
       settle = settleApply;
     },

@@ -67,11 +67,13 @@ const shownDirs = new Map<string, string>();
  *   old token stays whole until the new one is.
  * The first
  * `IN_THREAD_TOKEN_FILES` files of a process are written in this thread; later ones by a worker thread,
- * in batches (./token-writer.ts: an apply of thousands of keys), identically.
- * @throws Error from the file system (permission denied, read-only disk...), with its `code`.
+ * in batches (./token-writer.ts: an apply of thousands of keys), identically; with a `guard`, in this
+ * thread, asking it right before the file is created or replaced (a state lock still held: a write
+ * queued for a worker could land after a freeze in which the lock was taken over).
+ * @throws TokenFileGuardError when `guard` answers false (nothing written at `path`); Error from the file system (permission denied, read-only disk...), with its `code`.
  */
-export function writeTokenFile(path: string, token: string): Promise<void> {
-  if (tokenFilesStarted++ < IN_THREAD_TOKEN_FILES) return writeTokenFileInThread(path, token);
+export function writeTokenFile(path: string, token: string, guard?: () => Promise<boolean>): Promise<void> {
+  if (guard || tokenFilesStarted++ < IN_THREAD_TOKEN_FILES) return writeTokenFileInThread(path, token, guard);
   tokenWriter ??= new TokenWriter(writeTokenFileInThread);
   return tokenWriter.write(path, token);
 }
@@ -89,7 +91,11 @@ let tokenWriter: TokenWriter | undefined;
  * `writeTokenFile` in this thread, through `fs/promises`: the first files of a process, and the worker's
  * fallback. Exported for tests.
  */
-export async function writeTokenFileInThread(path: string, token: string): Promise<void> {
+export async function writeTokenFileInThread(
+  path: string,
+  token: string,
+  guard?: () => Promise<boolean>,
+): Promise<void> {
   const dir = dirname(path);
   // One mkdir per directory and process, not one per token (an apply writes hundreds into one).
   if (!madeDirs.has(dir)) {
@@ -97,6 +103,7 @@ export async function writeTokenFileInThread(path: string, token: string): Promi
     madeDirs.add(dir);
   }
   const text = `${token}\n`;
+  if (guard && !(await guard())) throw new TokenFileGuardError(path);
   // A new token file: created in place. `wx` fails on any existing name, a symlink included.
   const created = await openOrMakeDir(path, "wx", dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "EEXIST") return undefined;
@@ -124,7 +131,18 @@ export async function writeTokenFileInThread(path: string, token: string): Promi
   } finally {
     await file.close();
   }
+  if (guard && !(await guard())) {
+    await rm(tmp, { force: true });
+    throw new TokenFileGuardError(path);
+  }
   await rename(tmp, path);
+}
+
+/** `writeTokenFile`'s guard said no: nothing was written at `path`. */
+export class TokenFileGuardError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} was not written: the state lock was lost`);
+  }
 }
 
 /** Opens `path` with mode 0600, making `dir` again when it was removed since it was made. */
@@ -394,11 +412,19 @@ export async function setAsideForgottenToken(file: string, record: StateRecord):
 
 /** Moves a token `file` to `<its dir>/removed/<name>.<id>.token` (directory 0700). @returns the new path */
 async function moveAside(file: string, address: string, id: string): Promise<string> {
-  const dir = join(dirname(file), "removed");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const aside = join(dir, `${address.slice(address.indexOf(".") + 1)}.${id}.token`);
+  const aside = await asidePath(file, address, id);
   await rename(file, aside);
   return aside;
+}
+
+/**
+ * The set-aside path of the token of key `id` at `address` whose token file is `file`
+ * (`<its dir>/removed/<name>.<id>.token`), its directory made (0700).
+ */
+export async function asidePath(file: string, address: string, id: string): Promise<string> {
+  const dir = join(dirname(file), "removed");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return join(dir, `${address.slice(address.indexOf(".") + 1)}.${id}.token`);
 }
 
 /**

@@ -101,17 +101,22 @@ export class StateCorruptError extends TgwError {
 }
 
 /**
- * The state lock this run held was lost: its database session ended (the process was frozen longer
- * than the lock's lease, or the session was terminated), so another run may hold it now. Nothing more
- * is written: a write is refused unless the lock's session still holds the lock (fencing).
+ * The state lock this run held was lost: the PostgreSQL lock's database session ended, or the file
+ * lock was taken over as stale (the process was frozen longer than the lock's lease, or hung), so
+ * another run may hold it now. Nothing more is written: a state write and an API write are refused
+ * unless the lock is confirmed held (fencing).
  */
 export class StateLockLostError extends TgwError {
   readonly location: string;
 
-  constructor(location: string, leaseMs: number) {
+  /**
+   * @param why completes `was lost while this run held it (...)`: what ended it, e.g. `its database
+   * session ended: ...`.
+   */
+  constructor(location: string, why: string) {
     super(
       "state_lock_lost",
-      `the state lock of ${location} was lost while this run held it (its database session ended: the process was frozen for longer than the lock's lease of ${Math.round(leaseMs / 1000)} s, or the session was terminated), so another run may hold it: nothing more is written by this run; plan again`,
+      `the state lock of ${location} was lost while this run held it (${why}), so another run may hold it: nothing more is written by this run; plan again`,
     );
     this.location = location;
   }

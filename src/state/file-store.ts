@@ -17,6 +17,9 @@
  * - `lock()` is exclusive between processes (./file-lock.ts: `<file>.lock`, holder in `<file>.lock-info`).
  *   `write()` by a store that does not hold the lock takes it for the time of the write, so two writers
  *   can never interleave their check and their rename.
+ * - Fencing (`StateFencing`): every write first confirms that the lock is still this store's; once it
+ *   was taken over (the process frozen longer than the stale time), the store writes nothing more and
+ *   `assertLockHeld()`, which the engine calls before each API write, fails too (StateLockLostError).
  * @see docs/state.md
  */
 import { randomBytes } from "node:crypto";
@@ -24,8 +27,8 @@ import { constants, type Stats } from "node:fs";
 import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat, truncate } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { removeStaleTempFiles, syncDirectory, writeFileAtomic } from "./atomic-write.js";
-import { StateConflictError, StateCorruptError, StateIoError } from "./errors.js";
-import { DEFAULT_STALE_MS, FileLock } from "./file-lock.js";
+import { StateConflictError, StateCorruptError, StateIoError, StateLockLostError } from "./errors.js";
+import { DEFAULT_STALE_MS, FileLock, type HeldFileLock } from "./file-lock.js";
 import { orderedSnapshot, parseState, serializeState, snapshotProblems } from "./format.js";
 import { journalLine, replayJournal, setHeader } from "./journal-file.js";
 import { processIsAlive } from "./lock-info.js";
@@ -33,6 +36,7 @@ import { EVERY_KIND, emptySnapshot } from "./snapshot.js";
 import type {
   StateAppend,
   StateChanges,
+  StateFencing,
   StateImport,
   StateSnapshot,
   StateStore,
@@ -112,7 +116,7 @@ const JOURNAL_RECOVERY = (location: string) =>
   `move ${location}.journal away to use ${location} without the writes since its last compaction (the ownership markers recover what they recorded), or restore both from a copy`;
 
 /** A state kept in a local JSON file and its journal. */
-export class FileStateStore implements StateStore, StateAppend, StateImport {
+export class FileStateStore implements StateStore, StateAppend, StateFencing, StateImport {
   /** The path as given, relative to the current directory when inside it (`.tgw/state.json`). */
   readonly location: string;
   /** Absolute path of the state file. */
@@ -127,8 +131,11 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
   readonly #warn: (message: string) => void;
   readonly #debug: (message: string) => void;
   readonly #lock: FileLock;
-  /** True while an `Unlock` returned by `lock()` is outstanding and the lock was not lost. */
-  #held = false;
+  /**
+   * The lock `lock()` took, while its `Unlock` is outstanding (lost or not): every write of this store
+   * first makes sure it still holds it.
+   */
+  #held: HeldFileLock | undefined;
   /**
    * Lineage of the empty snapshot this store hands out while no file exists, so that two reads with
    * nothing stored in between compare equal. Forgotten once a file is seen or written.
@@ -231,13 +238,8 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
    * host-a, since 10:02:11); waited 30s`.
    */
   async lock(opts: { timeoutMs: number; holder: string; signal?: AbortSignal }): Promise<Unlock> {
-    const release = await this.#lock.acquire({
-      ...opts,
-      onLost: () => {
-        this.#held = false;
-      },
-    });
-    this.#held = true;
+    const held = await this.#lock.acquire(opts);
+    this.#held = held;
     // What this store last saw may have been deleted or replaced while it did not hold the lock.
     if (this.#current !== undefined && !(await this.#unchanged())) {
       this.#seen = undefined;
@@ -250,13 +252,28 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
     return () => {
       done ??= (async () => {
         // The end of a command: fold the journal into the file while the lock is still ours.
-        if (this.#held) await this.#queue(() => this.#compactAtEnd());
-        this.#held = false;
+        if (this.#held === held) await this.#queue(() => this.#compactAtEnd(held));
+        if (this.#held === held) this.#held = undefined;
         await this.#closeJournal();
-        await release();
+        await held.release();
       })();
       return done;
     };
+  }
+
+  /**
+   * See `StateFencing.assertLockHeld`: resolves while the lock `lock()` took is still this store's
+   * (./file-lock.ts `HeldFileLock.assertHeld`: its directory is looked at every quarter of a second at
+   * most while it is refreshed on time), and when this store holds no lock.
+   * @throws StateLockLostError when it was taken over, or not refreshed for nearly its stale time.
+   */
+  assertLockHeld(): Promise<void> {
+    return this.#held?.assertHeld() ?? Promise.resolve();
+  }
+
+  /** See `StateFencing.lockStillConfirmed` (./file-lock.ts `HeldFileLock.stillConfirmed`). */
+  lockStillConfirmed(): boolean {
+    return this.#held?.stillConfirmed() ?? true;
   }
 
   /**
@@ -270,10 +287,7 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
     if (problems.length > 0) {
       throw new Error(`refusing to write an invalid state to ${this.location}: ${problems.join("; ")}`);
     }
-    const unlock = this.#held
-      ? undefined
-      : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
-    try {
+    await this.#locked(async () => {
       const stored = await this.#readStored();
       if (stored !== undefined) {
         if (serializeState(stored.snapshot) === text) return;
@@ -284,9 +298,7 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
       }
       await this.#writeWhole(snapshot, text, false);
       this.#emptyLineage = undefined;
-    } finally {
-      await unlock?.();
-    }
+    });
   }
 
   async #write(snapshot: StateSnapshot): Promise<StateSnapshot> {
@@ -354,18 +366,24 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
     return { lineage: header.lineage, serial: header.serial };
   }
 
-  /** Runs `fn` holding the lock: this store's, or taken for the time of `fn`. */
+  /**
+   * Runs `fn` holding the lock: this store's, or taken for the time of `fn`; either is first confirmed
+   * held, so a store whose lock was taken over (frozen longer than its stale time) writes nothing.
+   * @throws StateLockLostError when it is not.
+   */
   async #locked(fn: () => Promise<void>): Promise<void> {
-    const unlock = this.#held
-      ? undefined
-      : await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" });
+    const own = this.#held;
+    const held =
+      own ??
+      (await this.#lock.acquire({ timeoutMs: WRITE_LOCK_TIMEOUT_MS, holder: "tgw (writing the state)" }));
     try {
+      await held.assertHeld();
       await fn();
     } finally {
       // Another process may compact (and remove) the journal once the lock is released.
-      if (unlock !== undefined) {
+      if (own === undefined) {
         await this.#closeJournal();
-        await unlock();
+        await held.release();
       }
     }
   }
@@ -485,13 +503,18 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
     this.#current = current;
   }
 
-  /** At unlock: compacts a journal left by this store or another writer. Never throws (warns). */
-  async #compactAtEnd(): Promise<void> {
+  /**
+   * At unlock: compacts a journal left by this store or another writer, unless `held` was lost (the
+   * files are the new holder's). Never throws (warns).
+   */
+  async #compactAtEnd(held: HeldFileLock): Promise<void> {
     try {
+      await held.assertHeld();
       if ((await this.#journalIdentity()) === "none") return;
       const current = await this.#load();
       if (current !== undefined && (this.#seen as Seen).journalBytes > 0) await this.#compact(current);
     } catch (err) {
+      if (err instanceof StateLockLostError) return;
       this.#warn(
         `could not compact the journal of state ${this.location} (${(err as Error).message}): it is kept and read with the state`,
       );
@@ -544,7 +567,8 @@ export class FileStateStore implements StateStore, StateAppend, StateImport {
    */
   async #load(): Promise<StateSnapshot | undefined> {
     // While this store holds the lock it is the only writer: what it wrote is what is there.
-    if (this.#current !== undefined && (this.#held || (await this.#unchanged()))) return this.#current;
+    if (this.#current !== undefined && (this.#held !== undefined || (await this.#unchanged())))
+      return this.#current;
     await this.#closeJournal();
     const stored = await this.#readStored();
     if (stored === undefined) return undefined;

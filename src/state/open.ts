@@ -63,16 +63,21 @@ export function locateState(opts: LocateStateOptions): StateLocation {
   };
 }
 
-/** The environment variable that sets the PostgreSQL state lock's lease (a duration: `15s`, `1500ms`). */
+/**
+ * The environment variable that sets the state lock's lease (a duration: `15s`, `1500ms`): how long a
+ * holder that stops (frozen, hung, cut off) keeps the lock. PostgreSQL ends the holder's silent
+ * session after it; a state file's lock not refreshed for that long is taken over as stale.
+ */
 export const LOCK_LEASE_ENV = "TGW_LOCK_LEASE";
 
 /**
  * The lease of `TGW_LOCK_LEASE` in ms.
- * @throws UsageError when it is not a duration of at least 300ms.
+ * @throws UsageError when it is not a duration of at least `min`.
  */
-function leaseMs(text: string): number {
+function leaseMs(text: string, min: { ms: number; shown: string; of: string }): number {
   const ms = parseDuration(text, LOCK_LEASE_ENV);
-  if (ms < 300) throw new UsageError(`${LOCK_LEASE_ENV} must be at least 300ms, got ${text}`);
+  if (ms < min.ms)
+    throw new UsageError(`${LOCK_LEASE_ENV} must be at least ${min.shown} ${min.of}, got ${text}`);
   return ms;
 }
 
@@ -98,9 +103,11 @@ export async function openStateStore(
     command?: string;
   },
 ): Promise<OpenedStore> {
+  const lease = process.env[LOCK_LEASE_ENV]?.trim();
   if (location.kind === "file") {
     const store = new FileStateStore(location.path, {
       ...(opts.stack === undefined ? {} : { stack: opts.stack }),
+      ...(lease ? { staleMs: leaseMs(lease, { ms: 2_000, shown: "2s", of: "for a state file" }) } : {}),
       ...(opts.warn === undefined ? {} : { warn: opts.warn }),
       ...(opts.debug === undefined ? {} : { debug: opts.debug }),
     });
@@ -112,11 +119,12 @@ export async function openStateStore(
     );
   }
   const { PostgresStateStore } = await import("./postgres/store.js");
-  const lease = process.env[LOCK_LEASE_ENV]?.trim();
   const store = new PostgresStateStore(location.url, {
     stack: opts.stack,
     ...(opts.command === undefined ? {} : { command: opts.command }),
-    ...(lease ? { lockLeaseMs: leaseMs(lease) } : {}),
+    ...(lease
+      ? { lockLeaseMs: leaseMs(lease, { ms: 300, shown: "300ms", of: "for a PostgreSQL state" }) }
+      : {}),
   });
   return { store, close: () => store.close() };
 }

@@ -221,20 +221,30 @@ export interface StateImport {
 }
 
 /**
- * A store whose lock has a lease (PostgreSQL): its holder may act for the state, on the API too, only
- * while the lease is known to run. The engine checks it before every API write, so a holder that was
- * frozen longer than the lease (and lost the lock to another run) writes nothing once woken.
+ * A store whose lock has a lease (PostgreSQL: its session's; a file: its stale time): its holder may
+ * act for the state, on the API too, only while the lease is known to run. The engine checks it before
+ * every API write, so a holder that was frozen longer than the lease (and lost the lock to another run)
+ * writes nothing once woken.
  */
 export interface StateFencing {
   /**
-   * Resolves at once while the state lock this store holds was confirmed within half its lease; else
-   * confirms it with the database first. Resolves when this store holds no lock.
+   * Resolves at once while the state lock this store holds was confirmed recently (PostgreSQL: within
+   * half its lease; a file: its directory seen within a quarter of a second, refreshed on time); else
+   * confirms it first (the database; the lock directory). Resolves when this store holds no lock.
    * @throws StateLockLostError when the lock is no longer held.
    */
   assertLockHeld(): Promise<void>;
+  /**
+   * Without I/O: false once the lock, as last confirmed, may have been lost since (its lease ran out by
+   * the wall clock or the monotonic one). Asked right before a write that `assertLockHeld` let through
+   * is handed to the network: false means the process stalled in between (frozen), and the write is
+   * held back and checked again. True when this store holds no lock.
+   */
+  lockStillConfirmed(): boolean;
 }
 
 /** True when `store`'s lock has a lease that API writes must check. */
 export function canFence(store: StateStore): store is StateStore & StateFencing {
-  return typeof (store as Partial<StateFencing>).assertLockHeld === "function";
+  const fencing = store as Partial<StateFencing>;
+  return typeof fencing.assertLockHeld === "function" && typeof fencing.lockStillConfirmed === "function";
 }

@@ -433,8 +433,9 @@ export function killing(
     kill();
     return never;
   };
+  // A list whose first page never comes (a generator that waits instead of yielding).
   const hung = async function* (): AsyncGenerator<never> {
-    await never;
+    yield await never;
   };
   const gatedList: Api["list"] = (path, listKey, options) => {
     if (!killed && ++calls < after) return api.list(path, listKey, options);

@@ -98,3 +98,57 @@ export function startLockChild(opts: {
     },
   };
 }
+
+const LEASE_SCRIPT = fileURLToPath(new URL("./lease-child.ts", import.meta.url));
+
+/** A running lease child (test/state/lease-child.ts). */
+export interface LeaseChild {
+  process: ChildProcess;
+  /** Sends one command line: `confirmed`, `assert`, `write` or `unlock`. */
+  send(command: "confirmed" | "assert" | "write" | "unlock"): void;
+  /** Resolves with the child's line number `index` (0: `locked`), waiting for it if need be. */
+  line(index: number): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Starts a lease child on the store `factory` opens at `location` for `stack`, with a lease (or stale
+ * time) of `leaseMs`.
+ */
+export function startLeaseChild(
+  factory: string,
+  location: string,
+  stack: string,
+  leaseMs: number,
+): LeaseChild {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", LEASE_SCRIPT, factory, location, stack, String(leaseMs)],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  const lines: Record<string, unknown>[] = [];
+  let buffer = "";
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  child.stdout?.on("data", (d) => {
+    buffer += String(d);
+    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+      lines.push(JSON.parse(buffer.slice(0, i)) as Record<string, unknown>);
+      buffer = buffer.slice(i + 1);
+    }
+  });
+  return {
+    process: child,
+    send: (command) => child.stdin?.write(`${command}\n`),
+    line: async (index) => {
+      // Up to a minute: the child starts through tsx, which a loaded machine may make slow.
+      for (let i = 0; i < 6000; i++) {
+        if (lines.length > index) return lines[index] as Record<string, unknown>;
+        if (child.exitCode !== null || child.signalCode !== null) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`the lease child said nothing more; stderr:\n${stderr}`);
+    },
+  };
+}

@@ -21,7 +21,8 @@ import {
   type StateSnapshot,
   type StateStore,
 } from "../../src/state/index.js";
-import { startLockChild } from "./child.js";
+import { canFence } from "../../src/state/store.js";
+import { startLeaseChild, startLockChild } from "./child.js";
 
 /** One fresh, empty state location, and how to open stores on it. */
 export interface StateStoreTarget {
@@ -31,10 +32,16 @@ export interface StateStoreTarget {
    */
   open(): StateStore;
   /**
-   * For the cross-process test: a module exporting `openStore(location: string, stack: string): StateStore`
-   * and the location to pass it. Omitted: the test is skipped.
+   * For the cross-process tests: a module exporting `openStore(location: string, stack: string,
+   * leaseMs?: number): StateStore` and the location to pass it. Omitted: those tests are skipped.
    */
   child?: { module: string; location: string };
+  /**
+   * A new store object on this state whose lock has a lease of `leaseMs` (a PostgreSQL lock's lease, a
+   * state file lock's stale time), as `child.module`'s `openStore(location, stack, leaseMs)` opens in the
+   * child. Omitted: the fencing test is skipped.
+   */
+  openWithLease?(leaseMs: number): StateStore;
   /** Deletes the stored state (as a user deleting `.tgw/state.json` would). Omitted: that test is skipped. */
   deleteState?(): Promise<void>;
   /** Removes what the target created. */
@@ -357,6 +364,58 @@ export function describeStateStoreConformance(
           expect(state.serial).toBe(2);
           expect(Object.keys(state.resources).sort()).toEqual(["children.one", "children.two"]);
         },
+      );
+    });
+
+    describe("fencing", () => {
+      // The least stale time of a file lock (proper-lockfile's minimum).
+      const LEASE_MS = 2000;
+
+      it.skipIf(process.env.TGW_SKIP_CHILD_TESTS)(
+        "a holder frozen longer than the lease loses the lock to the next taker; woken, it writes nothing and releases nothing of the new holder's",
+        async () => {
+          const t = await target("frozen");
+          if (t.child === undefined || t.openWithLease === undefined) return;
+          const holder = startLeaseChild(t.child.module, t.child.location, "frozen", LEASE_MS);
+          const next = t.openWithLease(LEASE_MS);
+          try {
+            expect(await holder.line(0)).toMatchObject({ event: "locked" });
+            holder.send("assert");
+            expect(await holder.line(1)).toMatchObject({ event: "held" });
+            holder.process.kill("SIGSTOP");
+            // Waits for the lease to run out (its lock not refreshed, its session ended): the next
+            // taker takes the lock and writes.
+            const unlock = await next.lock({ timeoutMs: 60_000, holder: "the next run" });
+            unlocks.push(unlock);
+            expect((await next.write(await next.read())).serial).toBe(2);
+            holder.process.kill("SIGCONT");
+            // A write it let through before the freeze would be held back before its bytes go out;
+            // neither an API write (the engine asks first) nor a state write goes through.
+            holder.send("confirmed");
+            expect(await holder.line(2)).toEqual({ event: "confirmed", value: false });
+            holder.send("assert");
+            const refused = await holder.line(3);
+            expect(refused).toMatchObject({ event: "refused", code: "state_lock_lost" });
+            expect(String(refused.message)).toMatch(/the state lock of .* was lost while this run held it/);
+            holder.send("write");
+            expect(await holder.line(4)).toMatchObject({ event: "refused", code: "state_lock_lost" });
+            expect((await next.read()).serial).toBe(2);
+            // Its unlock leaves the next holder's lock alone.
+            holder.send("unlock");
+            expect(await holder.line(5)).toMatchObject({ event: "unlocked" });
+            if (canFence(next)) {
+              await next.assertLockHeld();
+              expect(next.lockStillConfirmed()).toBe(true);
+            }
+            await expect(t.open().lock({ timeoutMs: 0, holder: "a third" })).rejects.toBeInstanceOf(
+              LockTimeoutError,
+            );
+            expect((await next.write(await next.read())).serial).toBe(3);
+          } finally {
+            holder.process.kill("SIGKILL");
+          }
+        },
+        90_000,
       );
     });
   });

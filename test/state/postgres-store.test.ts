@@ -29,6 +29,11 @@ describe.skipIf(server === undefined)("PostgreSQL", () => {
         stores.push(store);
         return store;
       },
+      openWithLease: (leaseMs) => {
+        const store = new PostgresStateStore(url, { stack, lockLeaseMs: leaseMs });
+        stores.push(store);
+        return store;
+      },
       child: { module: FACTORY, location: url },
       deleteState: async () => {
         await server.sql(`DELETE FROM ${schema}.states WHERE stack = $1`, [stack]);

@@ -56,7 +56,9 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
     case "token_set_aside":
-      return `${event.address}: the key lives on, no longer managed; its token file was moved to ${shownTokenFile(event.path, process.cwd())}`;
+      return event.why === "lock_lost"
+        ? `${event.address}: answered after the state lock was taken over; its token (the key's only copy) was written to ${shownTokenFile(event.path, process.cwd())}, not over the token file the new holder owns`
+        : `${event.address}: the key lives on, no longer managed; its token file was moved to ${shownTokenFile(event.path, process.cwd())}`;
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":

@@ -144,9 +144,22 @@ export class PostgresStateStore implements StateStore, StateFencing, StateHistor
 
   /** See `StateFencing.assertLockHeld`: half the lease without a confirmation means asking again. */
   async assertLockHeld(): Promise<void> {
+    if (this.lockStillConfirmed()) return;
+    if (!(await (this.#stateLock as HeldLock).check(this.#leaseMs / 3))) throw this.#lockLost();
+  }
+
+  /** See `StateFencing.lockStillConfirmed`: confirmed within half the lease. */
+  lockStillConfirmed(): boolean {
     const held = this.#stateLock;
-    if (held === undefined || performance.now() - held.confirmedAt < this.#leaseMs / 2) return;
-    if (!(await held.check(this.#leaseMs / 3))) throw new StateLockLostError(this.location, this.#leaseMs);
+    return held === undefined || performance.now() - held.confirmedAt < this.#leaseMs / 2;
+  }
+
+  /** The error of a lost state lock: what ended its session. */
+  #lockLost(): StateLockLostError {
+    return new StateLockLostError(
+      this.location,
+      `its database session ended: the process was frozen for longer than the lock's lease of ${Math.round(this.#leaseMs / 1000)} s, or the session was terminated`,
+    );
   }
 
   /**
@@ -164,7 +177,7 @@ export class PostgresStateStore implements StateStore, StateFencing, StateHistor
          AND pid = $3 AND classid = $1::oid AND objid = $2::oid AND objsubid = 1) AS held`,
       [classid, objid, backendPid],
     );
-    if (r.rows[0]?.held !== true) throw new StateLockLostError(this.location, this.#leaseMs);
+    if (r.rows[0]?.held !== true) throw this.#lockLost();
   }
 
   /**
