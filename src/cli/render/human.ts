@@ -102,7 +102,16 @@ export function writePlan(plan: Plan, c: Colors, write: (chunk: string) => void)
   }
   // A moved address's record is forgotten too, but its object lives on at the new address.
   const moved = new Set(plan.changes.map((ch) => ch.movedFrom));
-  const gone = plan.forget.filter((a) => !moved.has(a));
+  const pending = plan.forget.filter((a) => a.endsWith("#pending")).length;
+  const gone = plan.forget.filter((a) => !moved.has(a) && !a.endsWith("#pending"));
+  if (pending > 0) {
+    const found = plan.recover?.length ?? 0;
+    out.push(
+      c.dim(
+        `${pending} create${pending === 1 ? "" : "s"} an earlier run recorded before sending ${pending === 1 ? "was" : "were"} resolved by create id: ${found} made (recorded now), ${pending - found} never made.`,
+      ),
+    );
+  }
   if (gone.length > 0) {
     out.push(
       c.dim(
@@ -110,7 +119,7 @@ export function writePlan(plan: Plan, c: Colors, write: (chunk: string) => void)
       ),
     );
   }
-  if (adopted > 0 || gone.length > 0) out.push("");
+  if (adopted > 0 || gone.length > 0 || pending > 0) out.push("");
   out.push(
     acting.length > 0
       ? c.bold(summaryLine(plan))

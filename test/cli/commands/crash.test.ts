@@ -76,6 +76,9 @@ it("SIGKILL during an apply of 300 creates, then apply again: 300 live, none dup
   server.resetRequests();
   const again = await tgw(["apply", "-f", ".", "--auto-approve"], { cwd: dir, server: target() });
   expect(again.code).toBe(0);
+  expect(again.stdout).toMatch(
+    /\d+ creates? an earlier run recorded before sending (was|were) resolved by create id: \d+ made/,
+  );
   // Only the missing ones were created: nothing sent twice.
   expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(N - before.size);
   const after = await liveAddresses("crash");
