@@ -17,7 +17,7 @@
 import { type Api, NetworkError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
-import type { StateRecord } from "../state/store.js";
+import type { StateApi, StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
@@ -51,6 +51,8 @@ export interface ApplyOptions {
   createRetry?: CreateRetry;
   /** Hand new API keys' tokens to this command instead of their files (./token-command.ts). */
   tokenCommand?: string;
+  /** The API of the run, which new token files' sidecars name (./tokens.ts). */
+  apiIdentity?: StateApi;
   /**
    * Called before the first call with `settle`, which resolves once every result received so far is
    * written to the state (a new key's token reaching its file first), without waiting for the calls
@@ -93,6 +95,7 @@ export async function applyPlan(
     createRetry: options.createRetry ?? DEFAULT_CREATE_RETRY,
     signal: options.signal,
     tokenCommand: options.tokenCommand,
+    apiIdentity: options.apiIdentity,
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);

@@ -38,8 +38,19 @@ export type EngineEvent =
   | { type: "state_written"; serial: number }
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
   | { type: "token_saved"; address: string }
-  /** A key a `removed:` entry no longer manages: its token file was moved to `path` (absolute). */
-  | { type: "token_set_aside"; address: string; path: string }
+  /**
+   * An API key's token file (and its sidecar) was moved to `path` (absolute, under `removed/`):
+   * `removed`, the key a `removed:` entry no longer manages lives on; `deleted`, the key was deleted
+   * (its token is dead); `occupied`, the file held the token of `holder` (another key, which may still
+   * work, maybe of another API) when a new key's token was to be written there.
+   */
+  | {
+      type: "token_set_aside";
+      address: string;
+      path: string;
+      reason: "removed" | "deleted" | "occupied";
+      holder?: string;
+    }
   /**
    * An API key exists but its token is lost (its create response was lost, or its token file is
    * missing): the API never shows it again; `tgw apply --replace ADDRESS` issues a new key.

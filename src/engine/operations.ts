@@ -12,18 +12,19 @@
  * - delete: a 404 means it is already gone, which is what was wanted.
  * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped;
  *   an API key's default token file is moved aside (./tokens.ts `setTokenAside`).
+ * - An API key's token file is never overwritten: a new key's token file found holding a token is set
+ *   aside first, and a deleted key's token file is set aside (its token is dead).
  *
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
  */
-import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
 import { returnsToken } from "../model/token-file.js";
-import type { TokenDelivery } from "../state/store.js";
+import type { StateApi, TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
 import type { EventHandler } from "./events.js";
@@ -38,11 +39,12 @@ import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
 import {
   configuredTokenFile,
-  removeDeletedKeysToken,
+  defaultTokenPath,
+  setAsideKeysToken,
   setTokenAside,
   tokenDigest,
   tokenFilePath,
-  writeTokenFile,
+  writeKeyToken,
 } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
@@ -90,6 +92,8 @@ export interface ApplyContext {
   signal?: AbortSignal | undefined;
   /** The token command new API keys' tokens are handed to instead of their files (./token-command.ts). */
   tokenCommand?: string | undefined;
+  /** The API of the run, which token files' sidecars name (./tokens.ts). */
+  apiIdentity?: StateApi | undefined;
 }
 
 /**
@@ -200,16 +204,26 @@ async function putModule(ctx: ApplyContext, c: Change, kind: KindDescriptor): Pr
   return recordResult(ctx, kind, resource, path, fields);
 }
 
-/** DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. */
+/**
+ * DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. A deleted API
+ * key's token file (when its sidecar, or for a file from before sidecars the record's digest, says it
+ * holds that key's token) is set aside: a dead token must not pass later for another key's.
+ */
 async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const id = c.id as string;
   const address =
     c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
   const before = ctx.journal.records[address];
-  const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
   await deleteById(ctx, kind, id, address);
-  if (c.action === "delete" && digest !== undefined && !ctx.resources.has(c.address))
-    await removeDeletedKeysToken(c.address, digest, ctx.desired.configDir);
+  if (returnsToken(kind.kind)) {
+    const resource = ctx.resources.get(c.address);
+    const file = resource
+      ? tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir)
+      : defaultTokenPath(c.address, ctx.desired.configDir);
+    const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
+    const aside = await setAsideKeysToken(file, c.address, id, digest);
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "deleted" });
+  }
   return id;
 }
 
@@ -236,7 +250,7 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   );
   if (returnsToken(kind.kind)) {
     const aside = await setTokenAside(c.address, id, ctx.desired.configDir);
-    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside });
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "removed" });
   }
   return id;
 }
@@ -290,13 +304,14 @@ async function keepToken(
   // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
   const file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
   try {
-    await writeTokenFile(file, token);
+    const aside = await writeKeyToken(file, token, { id, address: c.address, api: ctx.apiIdentity });
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
   } catch (err) {
     return { error: err };
   }
   ctx.tokens.push({ address: c.address, id, file, token });
   ctx.emit({ type: "token_written", address: c.address, path: file });
-  return { delivered: { to: "file", host: hostname(), digest: tokenDigest(token) } };
+  return { delivered: { to: "file", digest: tokenDigest(token) } };
 }
 
 /**

@@ -90,7 +90,7 @@ describe("lost tokens", () => {
     // Saved, and then checked: a made-up token is no live key's (the key's own was lost above).
     expect(lost(events).map((e) => e.address)).toEqual(["api_keys.ci"]);
     expect(await readFile(join(secrets(), "ci.token"), "utf8")).toBe("tok_whole\n");
-    expect((await readdir(secrets())).sort()).toEqual(["ci.token", "ops.token"]);
+    expect((await readdir(secrets())).sort()).toEqual(["ci.token", "ci.token.json", "ops.token", "ops.token.json"]);
     expect((await readdir(join(bench.dir, ".tgw"))).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 });

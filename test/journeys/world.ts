@@ -421,10 +421,6 @@ export function interrupting(api: Api, after: number, controller: AbortControlle
     delete: (path, options) => tick(api.delete(path, options)),
     list: (path, listKey, options) => tick(api.list(path, listKey, options)),
     listAll: (path, listKey, options) => tick(api.listAll(path, listKey, options)),
-    // As the CLI's client: without it an apply cannot tell a token file holding a deleted key's token.
-    ...(api.tokenIsLive
-      ? { tokenIsLive: (token: string) => tick(api.tokenIsLive?.(token) as Promise<boolean>) }
-      : {}),
   };
 }
 

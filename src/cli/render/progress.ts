@@ -55,8 +55,14 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
-    case "token_set_aside":
-      return `${event.address}: the key lives on, no longer managed; its token file was moved to ${shownTokenFile(event.path, process.cwd())}`;
+    case "token_set_aside": {
+      const to = shownTokenFile(event.path, process.cwd());
+      if (event.reason === "deleted")
+        return `${event.address}: the key was deleted; its token file, holding its dead token, was moved to ${to}`;
+      if (event.reason === "occupied")
+        return `${event.address}: its token file held the token of ${event.holder ?? "another key"}, which may still work: moved to ${to} before the new token was written`;
+      return `${event.address}: the key lives on, no longer managed; its token file was moved to ${to}`;
+    }
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":
