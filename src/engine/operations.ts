@@ -11,7 +11,7 @@
  * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
  * - delete: a 404 means it is already gone, which is what was wanted.
  * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped;
- *   an API key's default token file is moved aside (./tokens.ts `setTokenAside`).
+ *   an API key's default token file is moved aside (./tokens.ts `setAsideKeysToken`).
  * - An API key's token file is never overwritten: a new key's token file found holding a token is set
  *   aside first, and a deleted key's token file is set aside (its token is dead).
  *
@@ -23,7 +23,7 @@ import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
-import { returnsToken } from "../model/token-file.js";
+import { configuredTokenFile, returnsToken, tokenFilePath } from "../model/token-file.js";
 import type { StateApi, TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
@@ -37,15 +37,7 @@ import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
-import {
-  configuredTokenFile,
-  defaultTokenPath,
-  setAsideKeysToken,
-  setTokenAside,
-  tokenDigest,
-  tokenFilePath,
-  writeKeyToken,
-} from "./tokens.js";
+import { defaultTokenPath, setAsideKeysToken, tokenDigest, writeKeyToken } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
 export interface IssuedToken {
@@ -234,6 +226,7 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
  */
 async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const id = c.id as string;
+  const before = ctx.journal.records[c.address];
   const field = kind.metadataField;
   if (field !== undefined && c.changedFields.includes(field)) {
     try {
@@ -249,7 +242,9 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
     }),
   );
   if (returnsToken(kind.kind)) {
-    const aside = await setTokenAside(c.address, id, ctx.desired.configDir);
+    const file = defaultTokenPath(c.address, ctx.desired.configDir);
+    const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
+    const aside = await setAsideKeysToken(file, c.address, id, digest);
     if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "removed" });
   }
   return id;

@@ -45,7 +45,8 @@ import { checkPlanSafety, foreignLineageMessage, type SafetyOptions } from "./sa
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
-import { lostTokens, moveTokenFiles, recoverTokenFiles } from "./tokens.js";
+import { recoverTokenFiles } from "./token-writer.js";
+import { lostTokens, moveTokenFiles } from "./tokens.js";
 
 /**
  * How long a state write waits for more results during an apply with ownership markers (ms): a crash

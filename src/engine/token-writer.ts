@@ -25,9 +25,13 @@
  * beside a sidecar left there earlier naming another key. And a sidecar describes a file only while
  * the file holds the token whose digest it names, so even a file changed by hand is never misnamed.
  */
-import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { chmod, type FileHandle, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
+import type { DesiredState } from "../model/desired.js";
+import { configuredTokenFile, returnsToken, tokenFilePath } from "../model/token-file.js";
+import { processIsAlive } from "../state/lock-info.js";
 
 /**
  * How long a token waits for others before they go to the worker together (ms). A wake-up of the worker
@@ -310,3 +314,47 @@ function openOrMakeDir(path: string, flags: string, dir: string): Promise<FileHa
 
 /** Directories `writeTokenFileInThread` made (or found) in this process. */
 const madeDirs = new Set<string>();
+
+/**
+ * Finishes the token writes a killed apply left half done: `<token file>.<pid>.tmp` of a process that
+ * no longer runs. A whole token (it ends with the newline written after it) whose token file does not
+ * exist is moved into place, so it is not lost: its sidecar was renamed into place before the token
+ * was written. Any other leftover (a sidecar's `<token file>.json.<pid>.tmp`
+ * included) is removed.
+ * @returns the addresses whose token was saved this way.
+ */
+export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
+  const saved: string[] = [];
+  // The token files by directory, each directory listed once for its temporary files (keys share
+  // one secrets directory, which usually has none: then no key of it is looked at again).
+  const byDir = new Map<string, { address: string; file: string }[]>();
+  for (const r of desired.resources) {
+    if (!returnsToken(r.kind)) continue;
+    const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
+    const keys = byDir.get(dirname(file));
+    if (keys) keys.push({ address: r.address, file });
+    else byDir.set(dirname(file), [{ address: r.address, file }]);
+  }
+  for (const [dir, keys] of byDir) {
+    const names = await readdir(dir).then(
+      (all) => all.filter((n) => n.endsWith(".tmp")),
+      () => [],
+    );
+    if (names.length === 0) continue;
+    for (const { address, file } of keys) {
+      const prefix = `${basename(file)}.`;
+      for (const name of names) {
+        const m = /^(json\.)?(\d+)\.tmp$/.exec(name.slice(prefix.length));
+        if (!name.startsWith(prefix) || !m || processIsAlive(Number(m[2]))) continue;
+        const tmp = join(dir, name);
+        const whole = m[1] === undefined && /^\S+\n$/.test(await readFile(tmp, "utf8").catch(() => ""));
+        if (whole && !existsSync(file)) {
+          await chmod(tmp, 0o600);
+          await rename(tmp, file);
+          saved.push(address);
+        } else await rm(tmp, { force: true });
+      }
+    }
+  }
+  return saved;
+}

@@ -8,60 +8,21 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
-import { defaultTokenFile, returnsToken, secretsDir } from "../model/token-file.js";
-import { processIsAlive } from "../state/lock-info.js";
+import {
+  configuredTokenFile,
+  defaultTokenFile,
+  returnsToken,
+  secretsDir,
+  shownTokenFile,
+  tokenFilePath,
+} from "../model/token-file.js";
 import type { StateApi, StateRecord, TokenDelivery } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { describeApi } from "./state-api.js";
 import { writeTokenFile } from "./token-writer.js";
-
-export { IN_THREAD_TOKEN_FILES, writeTokenFile, writeTokenFileInThread } from "./token-writer.js";
-
-/**
- * The token file of an API key resource as configured: `token_file` (the config layer always sets
- * it), else `.tgw/secrets/<name>.token` as the config layer's default (`api_keys.ci` -> `ci.token`).
- */
-export function configuredTokenFile(resource: DesiredResource): string {
-  const name = resource.address.slice(resource.address.indexOf(".") + 1);
-  return resource.options.token_file ?? defaultTokenFile(".", name);
-}
-
-/** Absolute path of a configured token file (relative paths are relative to the config directory). */
-export function tokenFilePath(configured: string, configDir: string): string {
-  return isAbsolute(configured) ? configured : resolve(configDir, configured);
-}
-
-/**
- * A token file as plans show it (`base`: the config directory) and apply's progress lines (the working
- * directory): relative to `base` when inside it, else as given.
- */
-export function shownTokenFile(configured: string, base: string): string {
-  if (!isAbsolute(configured)) return configured;
-  // One path.relative per directory, not per key: keys share their secrets directory.
-  const dir = dirname(configured);
-  const key = `${base}\0${dir}`;
-  let shownDir = shownDirs.get(key);
-  if (shownDir === undefined) {
-    const rel = relative(base, dir);
-    shownDir = rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
-    shownDirs.set(key, shownDir);
-  }
-  // shownDir is normalized (path.relative) and a base name has no separator: no path.join needed.
-  return shownDir === dir
-    ? configured
-    : shownDir === ""
-      ? basename(configured)
-      : `${shownDir}${sep}${basename(configured)}`;
-}
-
-/** `shownTokenFile`'s directories, by base directory and token directory. */
-const shownDirs = new Map<string, string>();
-
-/** A whole token file: the token, then the newline written after it. */
-const WHOLE_TOKEN = /^\S+\n$/;
 
 /** SHA-256 (hex) of a token, as sidecars and the state record it. */
 export function tokenDigest(token: string): string {
@@ -79,9 +40,7 @@ export interface TokenSidecar {
   address: string;
 }
 
-export function sidecarPath(tokenFile: string): string {
-  return `${tokenFile}.json`;
-}
+const sidecarPath = (tokenFile: string) => `${tokenFile}.json`;
 
 /** The sidecar text of the token `token` of key `id` at `address`. */
 export function sidecarText(id: string, token: string, address: string, api: StateApi | undefined): string {
@@ -90,8 +49,8 @@ export function sidecarText(id: string, token: string, address: string, api: Sta
 }
 
 /**
- * A token file's text, "" when it cannot be read. Read synchronously: a plan reads one per key, and
- * an await per tiny file costs far more than its read (bench/README.md, 2026-11-27).
+ * A file's text, "" when it cannot be read. Read synchronously: a plan reads one per key, and an await
+ * per tiny file costs far more than its read (bench/README.md, 2026-11-27).
  */
 function readText(file: string): string {
   try {
@@ -101,14 +60,14 @@ function readText(file: string): string {
   }
 }
 
-/** The token `file` holds whole, if any. */
+/** The token `file` holds whole (the token, then the newline written after it), if any. */
 function wholeToken(file: string): string | undefined {
   const text = readText(file);
-  return WHOLE_TOKEN.test(text) ? text.slice(0, -1) : undefined;
+  return /^\S+\n$/.test(text) ? text.slice(0, -1) : undefined;
 }
 
 /** The sidecar of `file` as written, whatever the file holds; undefined when missing or unreadable. */
-function readSidecar(file: string): TokenSidecar | undefined {
+function sidecarOf(file: string): TokenSidecar | undefined {
   try {
     const s = JSON.parse(readText(sidecarPath(file))) as TokenSidecar;
     return typeof s?.key_id === "string" && typeof s.digest === "string" ? s : undefined;
@@ -118,30 +77,19 @@ function readSidecar(file: string): TokenSidecar | undefined {
 }
 
 /**
- * Whose token `file` holds: its sidecar when the file holds the token the sidecar's digest names
- * (a local read: no call to the API). `token` undefined: no whole token; `owner` undefined: a token
- * no sidecar describes (written by hand, or by a tgw before sidecars).
+ * Whose token `file` holds, a local read: `owner` is its sidecar when the file holds the token of the
+ * sidecar's digest; `token` undefined: no whole token; `owner` undefined: a token no sidecar describes
+ * (written by hand, or by a tgw before sidecars).
  */
-export function tokenOwner(file: string): { token?: string; owner?: TokenSidecar; sidecar?: TokenSidecar } {
+function tokenOwner(file: string, sidecar = sidecarOf(file)) {
   const token = wholeToken(file);
-  const sidecar = readSidecar(file);
   const owner = token !== undefined && sidecar?.digest === tokenDigest(token) ? sidecar : undefined;
-  return {
-    ...(token === undefined ? {} : { token }),
-    ...(owner ? { owner } : {}),
-    ...(sidecar ? { sidecar } : {}),
-  };
+  return { token, owner, sidecar };
 }
 
 /** True when `s` names key `id` of the API at `api`'s URL (either unknown: the id alone). */
 function names(s: TokenSidecar | undefined, id: string, api: StateApi | undefined): boolean {
   return s?.key_id === id && (s.api === undefined || api === undefined || s.api.url === api.url);
-}
-
-/** `key ak_1 of the API at URL` or, with no sidecar describing the token, `a key tgw cannot name`. */
-export function describeHolder(owner: TokenSidecar | undefined): string {
-  if (!owner) return "a key tgw cannot name (no sidecar describes it)";
-  return `key ${owner.key_id}${owner.api ? ` of ${describeApi(owner.api)}` : ""}`;
 }
 
 /**
@@ -196,7 +144,10 @@ export async function writeKeyToken(
     if (old === undefined) await rm(file, { force: true });
     else {
       const id = owner?.key_id ?? `sha256-${tokenDigest(old).slice(0, 12)}`;
-      aside = { path: await moveAside(file, nameOf(key.address), id), holder: describeHolder(owner) };
+      const holder = owner
+        ? `key ${owner.key_id}${owner.api ? ` of ${describeApi(owner.api)}` : ""}`
+        : "a key tgw cannot name (no sidecar describes it)";
+      aside = { path: await moveAside(file, nameOf(key.address), id), holder };
     }
   }
   await writeTokenFile(file, token, sidecarText(key.id, token, key.address, key.api));
@@ -204,8 +155,12 @@ export async function writeKeyToken(
 }
 
 /**
- * Sets aside the token file `file` when it holds key `id`'s token: its sidecar says so, or (a file
- * from before sidecars) `digest`, the digest the key's record keeps, is its token's.
+ * Sets aside the token file `file` (to `removed/<name>.<id>.token` beside it) when it holds key `id`'s
+ * token: its sidecar says so, or (a file from before sidecars) `digest`, the digest the key's record
+ * keeps, is its token's. For a key deleted (its token is dead and must not pass for another key's), a
+ * key `tgw state rm` forgets or a `removed:` entry stops managing (it lives on: its token is kept, and
+ * put back if the key is managed again, `moveTokenFiles`; a key adopted or made at the address later
+ * must not pass for its owner).
  * @returns the new path, or undefined when the file does not hold that key's token
  * @throws Error from the file system (EACCES...)
  */
@@ -218,23 +173,6 @@ export async function setAsideKeysToken(
   const { token, owner, sidecar } = tokenOwner(file);
   const legacy = sidecar === undefined && token !== undefined && tokenDigest(token) === digest;
   return owner?.key_id === id || legacy ? moveAside(file, nameOf(address), id) : undefined;
-}
-
-/**
- * Moves the default token file of an API key that a `removed:` entry stops managing aside, to
- * `.tgw/secrets/removed/<name>.<id>.token` (mode 0600 kept, directory 0700): the key lives on, so its
- * token is kept, but a key adopted or made at the address later must not pass for its owner.
- * @returns the new path, or undefined when there was no such file
- */
-export async function setTokenAside(
-  address: string,
-  id: string,
-  configDir: string,
-): Promise<string | undefined> {
-  const file = defaultTokenPath(address, configDir);
-  return existsSync(file)
-    ? moveAside(file, nameOf(address), tokenOwner(file).owner?.key_id ?? id)
-    : undefined;
 }
 
 /** An API key that exists while its token is lost: the API never shows a token again. */
@@ -255,50 +193,6 @@ export function describeLostToken(t: LostToken): [fact: string, advice: string] 
     `the token of ${t.address} (${t.id}) is not on this machine: its token file ${t.file} does not hold it, and the API shows a token only once.`,
     "If the token is kept elsewhere (an imported key), add token_kept_elsewhere: true to the key; see docs/plan.md > Lost tokens.",
   ];
-}
-
-/**
- * Finishes the token writes a killed apply left half done: `<token file>.<pid>.tmp` of a process that
- * no longer runs. A whole token (it ends with the newline written after it) whose token file does not
- * exist is moved into place, so it is not lost: its sidecar was renamed into place before the token
- * was written (./token-writer.ts). Any other leftover (a sidecar's `<token file>.json.<pid>.tmp`
- * included) is removed.
- * @returns the addresses whose token was saved this way.
- */
-export async function recoverTokenFiles(desired: DesiredState): Promise<string[]> {
-  const saved: string[] = [];
-  // The token files by directory, each directory listed once for its temporary files (keys share
-  // one secrets directory, which usually has none: then no key of it is looked at again).
-  const byDir = new Map<string, { address: string; file: string }[]>();
-  for (const r of desired.resources) {
-    if (!returnsToken(r.kind)) continue;
-    const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    const keys = byDir.get(dirname(file));
-    if (keys) keys.push({ address: r.address, file });
-    else byDir.set(dirname(file), [{ address: r.address, file }]);
-  }
-  for (const [dir, keys] of byDir) {
-    const names = await readdir(dir).then(
-      (all) => all.filter((n) => n.endsWith(".tmp")),
-      () => [],
-    );
-    if (names.length === 0) continue;
-    for (const { address, file } of keys) {
-      const prefix = `${basename(file)}.`;
-      for (const name of names) {
-        const m = /^(json\.)?(\d+)\.tmp$/.exec(name.slice(prefix.length));
-        if (!name.startsWith(prefix) || !m || processIsAlive(Number(m[2]))) continue;
-        const tmp = join(dir, name);
-        const whole = m[1] === undefined && WHOLE_TOKEN.test(await readFile(tmp, "utf8").catch(() => ""));
-        if (whole && !existsSync(file)) {
-          await chmod(tmp, 0o600);
-          await rename(tmp, file);
-          saved.push(address);
-        } else await rm(tmp, { force: true });
-      }
-    }
-  }
-  return saved;
 }
 
 /**
@@ -381,10 +275,12 @@ async function lostHere(
   if (delivered === "command") return false;
   const elsewhere = delivered === "file";
   if (!(await listed(file)) && !(await listed(sidecarPath(file)))) return !elsewhere;
-  const { token, owner, sidecar } = tokenOwner(file);
+  const sidecar = sidecarOf(file);
   // The sidecar says this checkout received the key's token: the file must still hold it.
-  if (names(sidecar, id, api)) return owner === undefined;
-  return !elsewhere && (token === undefined || owner !== undefined);
+  if (names(sidecar, id, api)) return tokenOwner(file, sidecar).owner === undefined;
+  if (elsewhere) return false;
+  const { token, owner } = tokenOwner(file, sidecar);
+  return token === undefined || owner !== undefined;
 }
 
 /**

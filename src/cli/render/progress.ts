@@ -13,7 +13,8 @@ import type { Colors } from "picocolors/types.js";
 import type { ApplyResult } from "../../engine/apply.js";
 import { describeError } from "../../engine/errors.js";
 import type { EngineEvent, StepOp } from "../../engine/events.js";
-import { describeLostToken, shownTokenFile } from "../../engine/tokens.js";
+import { describeLostToken } from "../../engine/tokens.js";
+import { shownTokenFile } from "../../model/token-file.js";
 
 const ING: Record<StepOp, string> = {
   create: "creating",

@@ -117,7 +117,9 @@ it("a destroy, and an apply that deletes a key, set the deleted keys' token file
   await writeFile(join(dir, "tgw.yaml"), keys(2, "deleted"));
   const applied = await run(dir, ["apply", "--auto-approve"]);
   expect(applied.code).toBe(0);
-  expect(applied.stdout).toContain("api_keys.k2: the key was deleted; its token file, holding its dead token, was moved to");
+  expect(applied.stdout).toContain(
+    "api_keys.k2: the key was deleted; its token file, holding its dead token, was moved to",
+  );
   expect(await tokenOf(join(secrets(dir), "removed", `k2.${ids.get("k2")}.token`))).toBe(tokens.get("k2"));
 
   const destroyed = await run(dir, ["destroy", "--auto-approve"]);
