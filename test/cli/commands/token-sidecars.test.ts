@@ -103,6 +103,20 @@ it("a lost state applied against another API sets the first API's token files as
     expect(other.keyOf(now)).toBeDefined();
   }
   expect(applied.stderr).not.toContain("not on this machine");
+
+  // Lost again, and TGW_API_URL forgotten: the embedded server's keys do not overwrite them either.
+  const second = await tokenOf(join(secrets(dir), "k0.token"));
+  await rm(join(dir, ".tgw", "state.json"));
+  const embedded = await tgw(["apply", "--auto-approve", "-f", "."], { cwd: dir });
+  expect(embedded.code).toBe(0);
+  const id = other.keyOf(second) as string;
+  expect(embedded.stdout).toContain(
+    `api_keys.k0: its token file held the token of key ${id} of the API at ${other.url}`,
+  );
+  expect(await tokenOf(join(secrets(dir), "removed", `k0.${id}.token`))).toBe(second);
+  expect(JSON.parse(await readFile(join(secrets(dir), "k0.token.json"), "utf8")).api).toEqual({
+    url: "embedded",
+  });
 });
 
 it("a destroy, and an apply that deletes a key, set the deleted keys' token files aside", async () => {
