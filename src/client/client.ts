@@ -156,8 +156,6 @@ export interface Api {
   delete(path: string, options?: Omit<RequestOptions, "body">): Promise<void>;
   list<T = unknown>(path: string, listKey: string, options?: ListOptions): AsyncGenerator<T, void, undefined>;
   listAll<T = unknown>(path: string, listKey: string, options?: ListOptions): Promise<T[]>;
-  /** Whether `token` is a live API key's token (see `ApiClient.tokenIsLive`); optional. */
-  tokenIsLive?(token: string): Promise<boolean>;
 }
 
 type Attempt =
@@ -223,27 +221,6 @@ export class ApiClient implements Api {
   async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
     const url = this.#url(path, options.query);
     return (await this.#send(method, url, options)).value as T;
-  }
-
-  /**
-   * Whether `token` is a live API key's token (a token file's token whose key tgw cannot tell): one
-   * `GET /api_keys?limit=1` sent with it instead of this client's key, not retried, never counted in
-   * this key's rate limit. Never throws.
-   * @returns false on 401; true on any other answer (403: live, not allowed to list) and when no
-   *   answer came (unknown: a token is not called lost because of the network).
-   */
-  async tokenIsLive(token: string): Promise<boolean> {
-    const url = this.#url("/api_keys", { limit: 1 });
-    const headers = { ...this.#headers, authorization: `Bearer ${token}` };
-    const sent = {
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: "GET" as const,
-      headers,
-      body: undefined,
-    };
-    const result = await exchange(this.#agent, sent, this.#timeoutMs, undefined).catch(() => undefined);
-    return !(result !== undefined && !(result instanceof ExchangeFailure) && result.status === 401);
   }
 
   /** GET `path`. Errors as `request`. */

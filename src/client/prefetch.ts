@@ -54,12 +54,9 @@ export class PrefetchingApi implements Api {
   /** GETs sent through this Api while recording, in order. */
   #read: string[] = [];
   #recording = false;
-  /** The wrapped Api's token check, when it has one. */
-  readonly tokenIsLive?: (token: string) => Promise<boolean>;
 
   constructor(api: Api) {
     this.#api = api;
-    if (api.tokenIsLive) this.tokenIsLive = (token) => api.tokenIsLive?.(token) ?? Promise.resolve(false);
   }
 
   /**

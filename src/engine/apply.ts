@@ -19,7 +19,7 @@ import { type Api, NetworkError } from "../client/index.js";
 import type { DesiredState } from "../model/desired.js";
 import { getKind } from "../model/index.js";
 import { StateLockLostError } from "../state/errors.js";
-import type { StateRecord } from "../state/store.js";
+import type { StateApi, StateRecord } from "../state/store.js";
 import type { Plan } from "./action.js";
 import { ApplyFailedError, type ChangeOutcome } from "./errors.js";
 import { type EventHandler, emitter } from "./events.js";
@@ -53,6 +53,8 @@ export interface ApplyOptions {
   createRetry?: CreateRetry;
   /** Hand new API keys' tokens to this command instead of their files (./token-command.ts). */
   tokenCommand?: string;
+  /** The API of the run, which new token files' sidecars name (./tokens.ts). */
+  apiIdentity?: StateApi;
   /**
    * Throws when the state lock was lost (a store that fences, ./fencing.ts): a token answered after
    * that is set aside instead of written to its file.
@@ -102,6 +104,7 @@ export async function applyPlan(
     signal: options.signal,
     tokenCommand: options.tokenCommand,
     fence: options.fence,
+    apiIdentity: options.apiIdentity,
   };
   for (const c of plan.changes)
     if (c.id && c.action !== "create" && !getKind(c.kind).module) ctx.ids.set(c.address, c.id);

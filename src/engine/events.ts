@@ -39,11 +39,20 @@ export type EngineEvent =
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
   | { type: "token_saved"; address: string }
   /**
-   * A token set aside to `path` (absolute): a key a `removed:` entry no longer manages (its file moved
-   * there), or `lock_lost`: a key answered after this run's state lock was taken over (its token
-   * written there, not over the new holder's token file).
+   * An API key's token file (and its sidecar) was moved to `path` (absolute, under `removed/`):
+   * `removed`, the key a `removed:` entry no longer manages lives on; `deleted`, the key was deleted
+   * (its token is dead); `occupied`, the file held the token of `holder` (another key, which may still
+   * work, maybe of another API) when a new key's token was to be written there; `lock_lost`, the key
+   * was answered after this run's state lock was taken over (its token written there, not over the
+   * new holder's token file).
    */
-  | { type: "token_set_aside"; address: string; path: string; why?: "lock_lost" }
+  | {
+      type: "token_set_aside";
+      address: string;
+      path: string;
+      reason: "removed" | "deleted" | "occupied" | "lock_lost";
+      holder?: string;
+    }
   /**
    * An API key exists but its token is lost (its create response was lost, or its token file is
    * missing): the API never shows it again; `tgw apply --replace ADDRESS` issues a new key.

@@ -11,19 +11,20 @@
  * - update (PATCH) and put (modules): sent as planned; the client retries them (idempotent).
  * - delete: a 404 means it is already gone, which is what was wanted.
  * - forget (a `removed:` entry): the ownership marker is taken out of the metadata, the record dropped;
- *   an API key's default token file is moved aside (./tokens.ts `setTokenAside`).
+ *   an API key's default token file is moved aside (./tokens.ts `setAsideKeysToken`).
+ * - An API key's token file is never overwritten: a new key's token file found holding a token is set
+ *   aside first, and a deleted key's token file is set aside (its token is dead).
  *
  * Every function records its result in the state (./journal.ts) and returns the object's id (a
  * module's path).
  */
-import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exponentialDelay } from "../client/backoff.js";
 import { type Api, ApiError, NetworkError } from "../client/index.js";
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { getKind, type KindDescriptor, type OwnershipMarker } from "../model/index.js";
-import { returnsToken } from "../model/token-file.js";
-import type { TokenDelivery } from "../state/store.js";
+import { configuredTokenFile, returnsToken, tokenFilePath } from "../model/token-file.js";
+import type { StateApi, TokenDelivery } from "../state/store.js";
 import type { Change, Values } from "./action.js";
 import { CreateFailedError } from "./errors.js";
 import type { EventHandler } from "./events.js";
@@ -37,14 +38,12 @@ import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
 import {
-  asidePath,
-  configuredTokenFile,
-  removeDeletedKeysToken,
-  setTokenAside,
-  TokenFileGuardError,
+  defaultTokenPath,
+  setAsideKeysToken,
+  takeBackKeyToken,
   tokenDigest,
-  tokenFilePath,
-  writeTokenFile,
+  writeKeyToken,
+  writeKeyTokenAside,
 } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
@@ -94,6 +93,8 @@ export interface ApplyContext {
   tokenCommand?: string | undefined;
   /** Throws when the state lock was lost (./fencing.ts); a token is then set aside, not written in place. */
   fence?: (() => Promise<void>) | undefined;
+  /** The API of the run, which token files' sidecars name (./tokens.ts). */
+  apiIdentity?: StateApi | undefined;
 }
 
 /**
@@ -204,16 +205,26 @@ async function putModule(ctx: ApplyContext, c: Change, kind: KindDescriptor): Pr
   return recordResult(ctx, kind, resource, path, fields);
 }
 
-/** DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. */
+/**
+ * DELETE (a 404 counts as done) and drop the record, or the deposed record of a replace. A deleted API
+ * key's token file (when its sidecar, or for a file from before sidecars the record's digest, says it
+ * holds that key's token) is set aside: a dead token must not pass later for another key's.
+ */
 async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const id = c.id as string;
   const address =
     c.action === "replace" && c.replaceOrder === "create-first" ? c.address + DEPOSED_SUFFIX : c.address;
   const before = ctx.journal.records[address];
-  const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
   await deleteById(ctx, kind, id, address);
-  if (c.action === "delete" && digest !== undefined && !ctx.resources.has(c.address))
-    await removeDeletedKeysToken(c.address, digest, ctx.desired.configDir);
+  if (returnsToken(kind.kind)) {
+    const resource = ctx.resources.get(c.address);
+    const file = resource
+      ? tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir)
+      : defaultTokenPath(c.address, ctx.desired.configDir);
+    const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
+    const aside = await setAsideKeysToken(file, c.address, id, digest);
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "deleted" });
+  }
   return id;
 }
 
@@ -224,6 +235,7 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
  */
 async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor): Promise<string> {
   const id = c.id as string;
+  const before = ctx.journal.records[c.address];
   const field = kind.metadataField;
   if (field !== undefined && c.changedFields.includes(field)) {
     try {
@@ -239,8 +251,10 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
     }),
   );
   if (returnsToken(kind.kind)) {
-    const aside = await setTokenAside(c.address, id, ctx.desired.configDir);
-    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside });
+    const file = defaultTokenPath(c.address, ctx.desired.configDir);
+    const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
+    const aside = await setAsideKeysToken(file, c.address, id, digest);
+    if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "removed" });
   }
   return id;
 }
@@ -293,24 +307,29 @@ async function keepToken(
   }
   // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
   let file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
-  // Answered after the state lock was taken over, the new holder owns the token files (it may have
-  // made the key again): this token, the key's only copy, is set aside instead.
-  const guard = ctx.fence === undefined ? undefined : async () => !(await lockLost(ctx));
   try {
-    try {
-      await writeTokenFile(file, token, guard);
-    } catch (err) {
-      if (!(err instanceof TokenFileGuardError)) throw err;
-      file = await asidePath(file, c.address, id);
-      ctx.emit({ type: "token_set_aside", address: c.address, path: file, why: "lock_lost" });
-      await writeTokenFile(file, token);
+    if (await lockLost(ctx)) {
+      // Answered after the state lock was taken over: the new holder owns the token files (it may
+      // have made the key again); this token, the key's only copy, is written aside.
+      file = await writeKeyTokenAside(file, token, { id, address: c.address, api: ctx.apiIdentity });
+      ctx.emit({ type: "token_set_aside", address: c.address, path: file, reason: "lock_lost" });
+    } else {
+      // Checked just before: written at once (not queued) when the lock can be lost meanwhile.
+      const key = { id, address: c.address, api: ctx.apiIdentity };
+      const aside = await writeKeyToken(file, token, key, ctx.fence !== undefined);
+      if (await lockLost(ctx)) {
+        // Lost while writing (a freeze after the check): taken back, the new holder's file restored.
+        file = await takeBackKeyToken(file, key, aside?.path);
+        ctx.emit({ type: "token_set_aside", address: c.address, path: file, reason: "lock_lost" });
+      } else if (aside)
+        ctx.emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
     }
   } catch (err) {
     return { error: err };
   }
   ctx.tokens.push({ address: c.address, id, file, token });
   ctx.emit({ type: "token_written", address: c.address, path: file });
-  return { delivered: { to: "file", host: hostname(), digest: tokenDigest(token) } };
+  return { delivered: { to: "file", digest: tokenDigest(token) } };
 }
 
 /**

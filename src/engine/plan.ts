@@ -17,7 +17,7 @@
  */
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { canonicalJson, decodeMetadata, getKind } from "../model/index.js";
-import { returnsToken } from "../model/token-file.js";
+import { configuredTokenFile, returnsToken, shownTokenFile } from "../model/token-file.js";
 import type { StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
@@ -39,7 +39,6 @@ import {
 import { resolvePending } from "./pending.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { terraformObjects } from "./terraform-objects.js";
-import { configuredTokenFile, shownTokenFile } from "./tokens.js";
 
 /** Inputs of `makePlan`. */
 export interface PlanInput {

@@ -45,7 +45,8 @@ import { checkPlanSafety, foreignLineageMessage, type SafetyOptions } from "./sa
 import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
-import { lostTokens, moveTokenFiles, recoverTokenFiles } from "./tokens.js";
+import { recoverTokenFiles } from "./token-writer.js";
+import { lostTokens, moveTokenFiles } from "./tokens.js";
 
 /**
  * How long a state write waits for more results during an apply with ownership markers (ms): a crash
@@ -342,34 +343,15 @@ async function withoutApply(run: Run, plan: Plan, state: StateSnapshot): Promise
   return { plan, applied: false, state };
 }
 
-/** Emits `token_lost` for each API key token the plan leaves without a file or a delivery. */
+/** Emits `token_lost` for each API key token the plan leaves lost here (./tokens.ts `lostTokens`). */
 async function reportLostTokens(
-  { desired, emit, api }: Run,
+  { desired, emit, options }: Run,
   plan: Plan,
   state: StateSnapshot,
   recovered?: ReadonlyMap<string, string>,
-  isLive = tokenLiveness(api),
 ): Promise<void> {
-  for (const t of await lostTokens(plan, desired, recovered, state.resources, isLive))
+  for (const t of await lostTokens(plan, desired, recovered, state.resources, options.apiIdentity))
     emit({ type: "token_lost", ...t });
-}
-
-/**
- * `api.tokenIsLive`, asked once per token (one GET each, sent with that token): moving token files
- * and reporting lost tokens after an apply may look at one file twice. Undefined without it.
- */
-function tokenLiveness(api: Api): ((token: string) => Promise<boolean>) | undefined {
-  const ask = api.tokenIsLive?.bind(api);
-  if (ask === undefined) return undefined;
-  const asked = new Map<string, Promise<boolean>>();
-  return (token) => {
-    let answer = asked.get(token);
-    if (answer === undefined) {
-      answer = ask(token);
-      asked.set(token, answer);
-    }
-    return answer;
-  };
 }
 
 /**
@@ -405,6 +387,7 @@ async function applyLocked(
     ...(options.createRetry ? { createRetry: options.createRetry } : {}),
     ...(options.tokenCommand ? { tokenCommand: options.tokenCommand } : {}),
     ...(canFence(store) ? { fence: () => store.assertLockHeld() } : {}),
+    ...(options.apiIdentity ? { apiIdentity: options.apiIdentity } : {}),
     onStarted: (settleApply) => {
       settle = settleApply;
     },
@@ -413,9 +396,8 @@ async function applyLocked(
       emit(e);
     },
   });
-  const isLive = tokenLiveness(api);
-  await moveTokenFiles(plan, desired, isLive);
-  await reportLostTokens(run, plan, state, recovered, isLive);
+  await moveTokenFiles(plan, desired);
+  await reportLostTokens(run, plan, state, recovered);
   // Made when read (watch reads it; the CLI does not): a copy of every record.
   let after: StateSnapshot | undefined;
   return {

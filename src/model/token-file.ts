@@ -3,7 +3,8 @@
  * once at create (`returnsToken`), and where it is written by default (docs/configuration.md >
  * token_file).
  */
-import { join, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { DesiredResource } from "./desired.js";
 import { getKind } from "./kinds.js";
 
 let secrets: { configDir: string; dir: string } | undefined;
@@ -37,3 +38,43 @@ export function returnsToken(kindName: string): boolean {
   return answer;
 }
 const tokenKinds = new Map<string, boolean>();
+
+/**
+ * The token file of an API key resource as configured: `token_file` (the config layer always sets
+ * it), else `.tgw/secrets/<name>.token` as the config layer's default (`api_keys.ci` -> `ci.token`).
+ */
+export function configuredTokenFile(resource: DesiredResource): string {
+  const name = resource.address.slice(resource.address.indexOf(".") + 1);
+  return resource.options.token_file ?? defaultTokenFile(".", name);
+}
+
+/** Absolute path of a configured token file (relative paths are relative to the config directory). */
+export function tokenFilePath(configured: string, configDir: string): string {
+  return isAbsolute(configured) ? configured : resolve(configDir, configured);
+}
+
+/**
+ * A token file as plans show it (`base`: the config directory) and apply's progress lines (the working
+ * directory): relative to `base` when inside it, else as given.
+ */
+export function shownTokenFile(configured: string, base: string): string {
+  if (!isAbsolute(configured)) return configured;
+  // One path.relative per directory, not per key: keys share their secrets directory.
+  const dir = dirname(configured);
+  const key = `${base}\0${dir}`;
+  let shownDir = shownDirs.get(key);
+  if (shownDir === undefined) {
+    const rel = relative(base, dir);
+    shownDir = rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
+    shownDirs.set(key, shownDir);
+  }
+  // shownDir is normalized (path.relative) and a base name has no separator: no path.join needed.
+  return shownDir === dir
+    ? configured
+    : shownDir === ""
+      ? basename(configured)
+      : `${shownDir}${sep}${basename(configured)}`;
+}
+
+/** `shownTokenFile`'s directories, by base directory and token directory. */
+const shownDirs = new Map<string, string>();

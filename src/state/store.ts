@@ -25,9 +25,9 @@ export interface StateRecord {
   /** Addresses this one referred to when last applied (orders deletes of removed resources). */
   dependsOn?: string[];
   /**
-   * Where an API key's token was delivered when tgw created the key (never the token): `file` on
-   * `host` (its token file), or `command` (the token command, docs/ci.md). A key without it (imported,
-   * recovered, or created before tgw recorded it) has no known token.
+   * Where an API key's token was delivered when tgw created the key (never the token): `file` (its
+   * token file, in the checkout that applied), or `command` (the token command, docs/ci.md). A key
+   * without it (imported, recovered, or created before tgw recorded it) has no known token.
    */
   tokenDelivered?: TokenDelivery;
   /** RFC 3339 time of the last create / update / put. */
@@ -40,11 +40,14 @@ export interface StateRecord {
  */
 export interface TokenDelivery {
   to: "file" | "command" | "nobody";
-  /** The machine whose file received it (`os.hostname()`); for `file` only. */
+  /**
+   * The machine whose file received it; written by tgw before token files had sidecars, read and
+   * kept, never written now (whose token a file holds is its sidecar's to say, ../engine/tokens.ts).
+   */
   host?: string;
   /**
-   * SHA-256 (hex) of the token, for `file` only: the next plan tells a token file that holds another
-   * token (or none) from the key's own. A digest of a random 40-character token reveals nothing.
+   * SHA-256 (hex) of the token, for `file` only: tells a deleted key's token file written before
+   * sidecars. A digest of a random 40-character token reveals nothing.
    */
   digest?: string;
 }

@@ -22,10 +22,10 @@ it("sends the next create while a token file is still being written (parallelism
   const secrets = join(bench.dir, "slow-disk");
   await mkdir(secrets, { recursive: true });
   const slow = join(secrets, "a.token");
-  // A file is there already, so writeTokenFile replaces it through `<file>.<pid>.tmp`: as a FIFO, its
-  // open waits for a reader.
-  await writeFile(slow, "tgw_old\n", { mode: 0o600 });
-  const fifo = `${slow}.${process.pid}.tmp`;
+  // A sidecar is there already (left by a crash), so writeTokenFile replaces it through
+  // `<file>.json.<pid>.tmp` before writing the token: as a FIFO, its open waits for a reader.
+  await writeFile(`${slow}.json`, "{}\n", { mode: 0o600 });
+  const fifo = `${slow}.json.${process.pid}.tmp`;
   execFileSync("mkfifo", [fifo]);
   bench.reset();
   const applying = reconcile({
@@ -48,11 +48,11 @@ it("sends the next create while a token file is still being written (parallelism
   const posts = () => bench.calls().filter((c) => c === "POST /api_keys").length;
   for (let waited = 0; posts() < 2 && waited < 5000; waited += 20) await sleep(20);
   const sentWhileBlocked = posts();
-  // Let the first token through.
-  const token = await readFile(fifo, "utf8");
+  // Let the first token through (its sidecar first).
+  await readFile(fifo, "utf8");
   await applying;
   expect(sentWhileBlocked).toBe(2);
-  expect(token).toMatch(/^\S+\n$/);
+  expect(await readFile(slow, "utf8")).toMatch(/^\S+\n$/);
   expect(await readFile(join(secrets, "b.token"), "utf8")).toMatch(/^\S+\n$/);
 }, 30_000);
 
@@ -60,8 +60,8 @@ it("settle (onWriting) waits until an answer received has its token file and its
   const secrets = join(bench.dir, "settle-disk");
   await mkdir(secrets, { recursive: true });
   const slow = join(secrets, "a.token");
-  await writeFile(slow, "tgw_old\n", { mode: 0o600 });
-  const fifo = `${slow}.${process.pid}.tmp`;
+  await writeFile(`${slow}.json`, "{}\n", { mode: 0o600 });
+  const fifo = `${slow}.json.${process.pid}.tmp`;
   execFileSync("mkfifo", [fifo]);
   bench.reset();
   let settle: (() => Promise<void>) | undefined;
@@ -95,8 +95,9 @@ it("settle (onWriting) waits until an answer received has its token file and its
   });
   await sleep(200);
   expect(settled).toBe(false);
-  const token = await readFile(fifo, "utf8");
+  await readFile(fifo, "utf8");
   await settling;
+  const token = await readFile(slow, "utf8");
   const state = await bench.store.read();
   expect(state.resources["api_keys.sa"]?.tokenDelivered).toMatchObject({ to: "file" });
   expect(bench.server.keyOf(token.trim())).toBe(state.resources["api_keys.sa"]?.id);

@@ -69,7 +69,7 @@ describe("lost tokens", () => {
       id,
       file: ".tgw/secrets/ops.token",
     });
-    // A whole token that the API refuses (a deleted key's): lost too.
+    // A whole token its sidecar does not describe, in the file the sidecar says was this key's: lost too.
     await writeFile(join(secrets(), "ops.token"), "tgw_ops\n");
     expect(lost(await run({ mode: "plan", takeover: true })).map((e) => e.address)).toContain("api_keys.ops");
     // Its own token again: not lost (and the state records the key again for the next test).
@@ -87,10 +87,16 @@ describe("lost tokens", () => {
     await writeFile(join(bench.dir, ".tgw", `.state.json.${pid}.0a1b2c3d.tmp`), "{");
     const events = await run({ mode: "apply" });
     expect(events).toContainEqual({ type: "token_saved", address: "api_keys.ci" });
-    // Saved, and then checked: a made-up token is no live key's (the key's own was lost above).
+    // Saved, and then checked: the sidecar left beside it names the key with another token's digest
+    // (the key's own token was lost above).
     expect(lost(events).map((e) => e.address)).toEqual(["api_keys.ci"]);
     expect(await readFile(join(secrets(), "ci.token"), "utf8")).toBe("tok_whole\n");
-    expect((await readdir(secrets())).sort()).toEqual(["ci.token", "ops.token"]);
+    expect((await readdir(secrets())).sort()).toEqual([
+      "ci.token",
+      "ci.token.json",
+      "ops.token",
+      "ops.token.json",
+    ]);
     expect((await readdir(join(bench.dir, ".tgw"))).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 });

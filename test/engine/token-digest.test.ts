@@ -1,8 +1,8 @@
 /**
  * A token file that no longer holds its key's token is a lost token (issue 31 §2: never lost
- * silently): the state records the digest of the token it wrote (TokenDelivery.digest), so the next
- * plan tells an emptied file, or one holding another token, from the key's own. A file holding the
- * token keeps the key quiet.
+ * silently): the token file's sidecar names the key and the digest of its token (the state records the
+ * digest too, TokenDelivery.digest), so the next plan tells an emptied file, or one holding another
+ * token, from the key's own. A file holding the token keeps the key quiet.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenWriter } from "../../src/engine/token-writer.js";
 import {
   IN_THREAD_TOKEN_FILES,
-  shownTokenFile,
+  TokenWriter,
   writeTokenFile,
   writeTokenFileInThread,
-} from "../../src/engine/tokens.js";
+} from "../../src/engine/token-writer.js";
+import { shownTokenFile } from "../../src/model/token-file.js";
 
 let dir: string;
 /** A worker of its own (the process's one is reached only past the in-thread files). */

@@ -451,9 +451,6 @@ export function killing(
     delete: (path, options) => gate(() => api.delete(path, options)),
     list: gatedList,
     listAll: (path, listKey, options) => gate(() => api.listAll(path, listKey, options)),
-    ...(api.tokenIsLive
-      ? { tokenIsLive: (token: string) => gate(() => api.tokenIsLive?.(token) as Promise<boolean>) }
-      : {}),
   };
   const dying = new Proxy(store, {
     get(target, prop) {
@@ -492,10 +489,6 @@ export function interrupting(api: Api, after: number, controller: AbortControlle
     delete: (path, options) => tick(api.delete(path, options)),
     list: (path, listKey, options) => tick(api.list(path, listKey, options)),
     listAll: (path, listKey, options) => tick(api.listAll(path, listKey, options)),
-    // As the CLI's client: without it an apply cannot tell a token file holding a deleted key's token.
-    ...(api.tokenIsLive
-      ? { tokenIsLive: (token: string) => tick(api.tokenIsLive?.(token) as Promise<boolean>) }
-      : {}),
   };
 }
 

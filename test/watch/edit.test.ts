@@ -119,9 +119,11 @@ describe("tgw watch applies edits", () => {
 
   it("never logs a secret: private key, API key token", () => {
     const secrets = join(scratch.dir, ".tgw", "secrets");
-    const files = readdirSync(secrets);
-    expect(files).toHaveLength(1);
-    const token = readFileSync(join(secrets, files[0] as string), "utf8").trim();
+    // The token file and its sidecar (which names the key, never the token).
+    const files = readdirSync(secrets).sort();
+    expect(files).toEqual(["ci.token", "ci.token.json"]);
+    const token = readFileSync(join(secrets, "ci.token"), "utf8").trim();
+    expect(readFileSync(join(secrets, "ci.token.json"), "utf8")).not.toContain(token);
     expect(token.length).toBeGreaterThan(10);
     const everything = watcher.lines().join("\n") + watcher.stderr();
     expect(everything).not.toContain(token);

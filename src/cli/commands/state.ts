@@ -8,11 +8,10 @@
  * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
  */
 import { existsSync } from "node:fs";
-import { rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
-import { setAsideForgottenToken } from "../../engine/index.js";
+import { moveTokenFile, setAsideKeysToken } from "../../engine/index.js";
 import { UsageError } from "../../errors.js";
 import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
@@ -192,7 +191,7 @@ async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: s
  * the state lock, all or nothing, and marks their kinds unrecorded (their objects keep this stack's
  * marker: the next refresh lists the kinds to find them, docs/state.md > What a refresh reads).
  * Each removed API key's default token file beside a file state is set aside when it holds the key's
- * recorded token (src/engine/tokens.ts `setAsideForgottenToken`).
+ * token (its sidecar names the key: src/engine/tokens.ts `setAsideKeysToken`).
  * @returns the removed records, the state's stack and the token files set aside (their new paths).
  * @throws UsageError naming the addresses not in the state (nothing removed), LockTimeoutError, and
  *   the store's errors.
@@ -229,7 +228,8 @@ async function setAsideTokenFiles(store: StateStore, removed: StateRecord[]): Pr
   const paths: string[] = [];
   for (const r of removed) {
     if (!returnsToken(r.kind)) continue;
-    const aside = await setAsideForgottenToken(defaultTokenFileBeside(store.path, r.address), r);
+    const file = defaultTokenFileBeside(store.path, r.address);
+    const aside = await setAsideKeysToken(file, r.address, r.id, r.tokenDelivered?.digest);
     if (aside !== undefined) paths.push(aside);
   }
   return paths;
@@ -300,8 +300,8 @@ export async function moveRecord(
 }
 
 /**
- * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state) to
- * the new name's, unless that exists. @returns the new path, or undefined when nothing was moved.
+ * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state), with
+ * its sidecar, to the new name's, unless that exists. @returns the new path, or undefined when nothing was moved.
  */
 async function moveDefaultTokenFile(
   statePath: string,
@@ -310,7 +310,7 @@ async function moveDefaultTokenFile(
 ): Promise<string | undefined> {
   const name = (address: string) => defaultTokenFileBeside(statePath, address);
   if (existsSync(name(to)) || !existsSync(name(from))) return undefined;
-  await rename(name(from), name(to));
+  await moveTokenFile(name(from), name(to));
   return name(to);
 }
 

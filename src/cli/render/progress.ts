@@ -13,7 +13,8 @@ import type { Colors } from "picocolors/types.js";
 import type { ApplyResult } from "../../engine/apply.js";
 import { describeError } from "../../engine/errors.js";
 import type { EngineEvent, StepOp } from "../../engine/events.js";
-import { describeLostToken, shownTokenFile } from "../../engine/tokens.js";
+import { describeLostToken } from "../../engine/tokens.js";
+import { shownTokenFile } from "../../model/token-file.js";
 
 const ING: Record<StepOp, string> = {
   create: "creating",
@@ -55,10 +56,16 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
       return `${event.address}: the create failed and no object carries its ownership marker; creating again (attempt ${event.attempt})`;
     case "lock_waiting":
       return c.dim(`Waiting for the state lock of ${event.location} (another tgw holds it)...`);
-    case "token_set_aside":
-      return event.why === "lock_lost"
-        ? `${event.address}: answered after the state lock was taken over; its token (the key's only copy) was written to ${shownTokenFile(event.path, process.cwd())}, not over the token file the new holder owns`
-        : `${event.address}: the key lives on, no longer managed; its token file was moved to ${shownTokenFile(event.path, process.cwd())}`;
+    case "token_set_aside": {
+      const to = shownTokenFile(event.path, process.cwd());
+      if (event.reason === "deleted")
+        return `${event.address}: the key was deleted; its token file, holding its dead token, was moved to ${to}`;
+      if (event.reason === "lock_lost")
+        return `${event.address}: answered after the state lock was taken over; its token (the key's only copy) was written to ${to}, not over the token file the new holder owns`;
+      if (event.reason === "occupied")
+        return `${event.address}: its token file held the token of ${event.holder ?? "another key"}, which may still work: moved to ${to} before the new token was written`;
+      return `${event.address}: the key lives on, no longer managed; its token file was moved to ${to}`;
+    }
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":

@@ -1,7 +1,7 @@
 /**
  * API-key tokens where CI and watchers run (docs/ci.md > Tokens), through the CLI: the token command
  * takes a new key's token (no token file on the runner), the state records where each token went, so
- * another checkout sharing the state does not call it lost; an imported key marked
+ * another checkout sharing the state does not call it lost (nor a token written to another checkout's file); an imported key marked
  * `token_kept_elsewhere` is not lost either; a token written on a CI runner is said to go with it; and
  * no warning advises rotating a key.
  */
@@ -85,7 +85,7 @@ it("where a token went outlives later applies: a change elsewhere in the stack k
   expect(plan.stderr).not.toContain("token");
 });
 
-it("a token written on another machine is not lost here; one written on a CI runner is said to go with it", async () => {
+it("a token written to a file in another checkout is not lost here; one written on a CI runner is said to go with it", async () => {
   const yaml = "stack: ci-files\napi_keys:\n  ci: {}\n";
   const first = await checkout("first", yaml);
   const applied = await run(first, ["apply", "--auto-approve"]);
@@ -95,12 +95,12 @@ it("a token written on another machine is not lost here; one written on a CI run
   );
   const second = await checkout("second", yaml);
   await shareState(first, second);
-  // On this machine, the file is missing: lost, with no advice to rotate.
+  // The state says the token went to a file; this checkout (on the same machine) lacks it: another
+  // checkout has it (before sidecars, the host name decided, and this one called it lost).
   const here = await run(second, ["plan"]);
-  expect(here.stderr).toContain("the token of api_keys.ci");
-  expect(here.stderr).toContain("token_kept_elsewhere: true");
-  expect(here.stderr).not.toContain("--replace");
-  // The state written by a runner that was another machine.
+  expect(here.code).toBe(0);
+  expect(here.stderr).not.toContain("token");
+  // A state written by an older tgw records the machine's name: read, and changes nothing.
   const file = join(second, ".tgw", "state.json");
   const doc = JSON.parse(await readFile(file, "utf8"));
   expect(doc.resources["api_keys.ci"].tokenDelivered.to).toBe("file");
