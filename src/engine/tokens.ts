@@ -156,6 +156,24 @@ export async function writeKeyToken(
 }
 
 /**
+ * Makes room at `file` for key `id`'s token file (`tgw state mv`): a whole token there that its
+ * sidecar does not say is `id`'s is set aside (the key it names may be live). @returns `own` when the
+ * file already holds `id`'s token, else the path a token was set aside to, if any
+ */
+export async function makeRoomForKey(
+  file: string,
+  address: string,
+  id: string,
+): Promise<{ own: true } | { aside?: string }> {
+  if (!existsSync(file)) return {};
+  const { token, owner } = tokenOwner(file);
+  if (owner?.key_id === id) return { own: true };
+  if (token === undefined) return {};
+  const holder = owner?.key_id ?? `sha256-${tokenDigest(token).slice(0, 12)}`;
+  return { aside: await moveAside(file, nameOf(address), holder) };
+}
+
+/**
  * Takes back a `writeKeyToken` that turned out to be made after this run's state lock was lost (the
  * new holder owns `file`): the token just written goes aside (`removed/<name>.<id>.token`), and the
  * file it displaced (`displaced`, set aside by `writeKeyToken`) goes back in place. @returns the path

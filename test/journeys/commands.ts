@@ -418,6 +418,9 @@ export class LoseStateTakeover extends Base {
   async act(m: Model, w: World) {
     await loseState(w.main);
     recordsLost(m);
+    // Objects left alone earlier (a state rm, an older takeover) may carry the marker of an address
+    // too: the takeover adopts the oldest, which may not be the one the model knew.
+    if ((await ownedObjects(w)).length > m.desired.size) for (const a of m.desired.keys()) m.mayChange.add(a);
     const applied = await applyAsDocumented(w, m, w.main, { takeover: true });
     await checkConverged(w, m, w.main, applied);
     await keepCopy(w);

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
-import { moveTokenFile, setAsideKeysToken } from "../../engine/index.js";
+import { makeRoomForKey, moveTokenFile, setAsideKeysToken } from "../../engine/index.js";
 import { UsageError } from "../../errors.js";
 import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
@@ -294,22 +294,28 @@ export async function moveRecord(
   }
   const tokenFile =
     store instanceof FileStateStore && returnsToken(record.kind)
-      ? await moveDefaultTokenFile(store.path, from, to)
+      ? await moveDefaultTokenFile(store.path, from, to, record.id)
       : undefined;
   return tokenFile === undefined ? { record } : { record, tokenFile };
 }
 
 /**
  * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state), with
- * its sidecar, to the new name's, unless that exists. @returns the new path, or undefined when nothing was moved.
+ * its sidecar, to the new name's. A token already there that is not key `id`'s is set aside first
+ * (the key it names may be live); one that is `id`'s stays. @returns the new path, or undefined when
+ * nothing was moved.
  */
 async function moveDefaultTokenFile(
   statePath: string,
   from: string,
   to: string,
+  id: string,
 ): Promise<string | undefined> {
   const name = (address: string) => defaultTokenFileBeside(statePath, address);
-  if (existsSync(name(to)) || !existsSync(name(from))) return undefined;
+  if (!existsSync(name(from))) return undefined;
+  const room = await makeRoomForKey(name(to), to, id);
+  if ("own" in room) return undefined;
+  if (room.aside) process.stdout.write(`Set aside the token file that was at ${name(to)}: ${room.aside}.\n`);
   await moveTokenFile(name(from), name(to));
   return name(to);
 }
