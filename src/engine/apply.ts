@@ -176,17 +176,18 @@ async function settle(received: Set<Promise<void>>, journal: StateJournal): Prom
  */
 async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
   const records = ctx.journal.records;
+  const recovered = new Map((plan.recover ?? []).map((r) => [r.address, r]));
   const adopted = plan.changes.flatMap((c) => {
     const resource = ctx.resources.get(c.address);
     if (c.action !== "no-op" || !c.id || !resource) return [];
     const fields = resolveRefs(resource.fields, (a) => ctx.ids.get(a));
-    const before = records[c.address] ?? plan.recover?.find((r) => r.address === c.address);
+    const before = records[c.address] ?? recovered.get(c.address);
     const record = keepDelivery(buildRecord(getKind(c.kind), resource, c.id, fields, ctx.now()), before);
     return sameRecord(records[c.address], record) ? [] : [record];
   });
   const pending = ctx.desired.ownership === "marker" ? pendingCreates(ctx, plan) : [];
   const forget = plan.forget.filter((a) => a in records);
-  const recover = plan.recover ?? [];
+  const recover = [...recovered.values()];
   if (adopted.length + forget.length + pending.length + recover.length === 0) return;
   await ctx.journal.update(
     (recs) => {

@@ -150,7 +150,7 @@ async function createObject(
   if (oldId && c.replaceOrder === "create-first")
     await ctx.journal.set(deposedRecord(c.address, kind.kind, oldId, ctx.now()), { now: true });
   const body = createBody(kind, c.address, fields, marker);
-  let outcome = await sendCreate(ctx, c.address, kind, body, marker, oldId);
+  let outcome = await tracked(ctx, c.address, () => postOrRecover(ctx, c.address, kind, body, marker, oldId));
   // An API key found by its marker after the create's answer was lost: that answer held its only
   // token, so nobody can be using the key. It is recorded (a kill from here leaves a known object),
   // deleted and created again, so that the token reaches its file (issue 31: a token is never lost
@@ -161,7 +161,7 @@ async function createObject(
     await recordResult(ctx, kind, resource, lost, fields, values);
     await deleteById(ctx, kind, lost, c.address);
     ctx.emit({ type: "token_reissued", address: c.address, id: lost });
-    outcome = await sendCreate(ctx, c.address, kind, body, marker, oldId);
+    outcome = await tracked(ctx, c.address, () => postOrRecover(ctx, c.address, kind, body, marker, oldId));
   }
   const pending = marker?.create === undefined ? undefined : c.address + PENDING_SUFFIX;
   if ("recovered" in outcome) {
@@ -365,20 +365,14 @@ async function lockLost(ctx: ApplyContext): Promise<boolean> {
 }
 
 /**
- * `postOrRecover`, noting in `ctx.sent` that the create may have happened unless its answer proves
- * it did not (its pending record is then dropped at the end of the apply).
+ * `send()` (a create through `postOrRecover`), noting in `ctx.sent` that the create of `address` may
+ * have happened unless its answer proves it did not (its pending record is then dropped at the end of
+ * the apply).
  */
-async function sendCreate(
-  ctx: ApplyContext,
-  address: string,
-  kind: KindDescriptor,
-  body: unknown,
-  marker: OwnershipMarker | undefined,
-  exclude: string | undefined,
-): Promise<{ created: Record<string, unknown> } | { recovered: string }> {
+async function tracked<T>(ctx: ApplyContext, address: string, send: () => Promise<T>): Promise<T> {
   ctx.sent.add(address);
   try {
-    return await postOrRecover(ctx, address, kind, body, marker, exclude);
+    return await send();
   } catch (err) {
     if (err instanceof CreateFailedError || !mayHaveBeenCreated(err)) ctx.sent.delete(address);
     throw err;

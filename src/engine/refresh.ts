@@ -41,11 +41,6 @@ export interface RefreshScope {
   /** With the address the state records each for (or an `import:` entry names). */
   objects: { id: string; kind: string; address: string }[];
   modules: { path: string; kind: string }[];
-  /**
-   * With `ownership: marker`, the marker each object read by GET should carry (stack, and the
-   * state's lineage and serial): one that does not, or is gone, has its kind listed too.
-   */
-  owner?: { stack: string; lineage: string; serial: number };
 }
 
 /**
@@ -97,7 +92,6 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
     else kinds.push(kind);
   }
   return {
-    ...(marker ? { owner: { stack: desired.stack, lineage: state.lineage, serial: state.serial } } : {}),
     kinds: kinds.sort(),
     objects: objects.sort((a, b) => (a.id < b.id ? -1 : 1)),
     modules: [...modules.entries()]

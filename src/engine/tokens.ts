@@ -112,9 +112,19 @@ export async function moveTokenFile(from: string, to: string): Promise<void> {
  * sidecar names, `sha256-<12 hex of it>`. @returns the new path
  */
 async function moveAside(file: string, name: string, id: string): Promise<string> {
-  const aside = join(dirname(file), "removed", `${name}.${id}.token`);
+  const aside = asidePath(file, name, id);
   await moveTokenFile(file, aside);
   return aside;
+}
+
+/** `<dir of file>/removed/<name>.<id>.token`: where a token of key `id` is set aside. */
+function asidePath(file: string, name: string, id: string): string {
+  return join(dirname(file), "removed", `${name}.${id}.token`);
+}
+
+/** The id a set-aside token is named by: the key its sidecar names, else `sha256-<12 hex>` of it. */
+function holderId(token: string, owner: TokenSidecar | undefined): string {
+  return owner?.key_id ?? `sha256-${tokenDigest(token).slice(0, 12)}`;
 }
 
 /** The name part of an address (`api_keys.ci` -> `ci`). */
@@ -144,7 +154,7 @@ export async function writeKeyToken(
     const { token: old, owner } = tokenOwner(file);
     if (old === undefined) await rm(file, { force: true });
     else {
-      const id = owner?.key_id ?? `sha256-${tokenDigest(old).slice(0, 12)}`;
+      const id = holderId(old, owner);
       const holder = owner
         ? `key ${owner.key_id}${owner.api ? ` of ${describeApi(owner.api)}` : ""}`
         : "a key tgw cannot name (no sidecar describes it)";
@@ -169,8 +179,7 @@ export async function makeRoomForKey(
   const { token, owner } = tokenOwner(file);
   if (owner?.key_id === id) return { own: true };
   if (token === undefined) return {};
-  const holder = owner?.key_id ?? `sha256-${tokenDigest(token).slice(0, 12)}`;
-  return { aside: await moveAside(file, nameOf(address), holder) };
+  return { aside: await moveAside(file, nameOf(address), holderId(token, owner)) };
 }
 
 /**
@@ -199,7 +208,7 @@ export async function writeKeyTokenAside(
   token: string,
   key: { id: string; address: string; api: StateApi | undefined },
 ): Promise<string> {
-  const aside = join(dirname(file), "removed", `${nameOf(key.address)}.${key.id}.token`);
+  const aside = asidePath(file, nameOf(key.address), key.id);
   await writeTokenFile(aside, token, sidecarText(key.id, token, key.address, key.api), true);
   return aside;
 }

@@ -110,7 +110,6 @@ export class LiveCache {
       const missing: RefreshScope = {
         kinds: scope.kinds.filter((k) => !kept.listedKinds.has(k)),
         objects: scope.objects.filter((o) => !covered(o.kind, o.id) && !ids.has(o.id)),
-        ...(scope.owner ? { owner: scope.owner } : {}),
         modules: scope.modules.filter((m) => !kept.readModules.has(m.path) || paths.has(m.path)),
       };
       const limit = pLimit(this.concurrency);
