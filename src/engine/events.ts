@@ -36,6 +36,11 @@ export type EngineEvent =
   /** An API key's token was handed to the token command (./token-command.ts). */
   | { type: "token_delivered"; address: string }
   | { type: "state_written"; serial: number }
+  /**
+   * An API key's token file (and its sidecar) was found at `from`, not at its token file `path` (a
+   * `moved:` rename, a state put back after `tgw state mv`, a key managed again), and moved there.
+   */
+  | { type: "token_moved"; address: string; from: string; path: string }
   /** An API key token that was left in a temporary file by a killed apply was moved into its token file. */
   | { type: "token_saved"; address: string }
   /**

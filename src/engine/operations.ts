@@ -39,11 +39,11 @@ import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
 import {
   defaultTokenPath,
+  keyAsidePath,
   setAsideKeysToken,
   takeBackKeyToken,
   tokenDigest,
   writeKeyToken,
-  writeKeyTokenAside,
 } from "./tokens.js";
 
 /** A token an API key create returned (kept in memory only, for `apply --json --show-tokens`). */
@@ -307,23 +307,21 @@ async function keepToken(
   }
   // The configured file (absolute once loaded), which the plan shows as `c.tokenFile`: no path.resolve per key.
   let file = tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir);
+  const key = { id, address: c.address, api: ctx.apiIdentity };
   try {
-    if (await lockLost(ctx)) {
-      // Answered after the state lock was taken over: the new holder owns the token files (it may
-      // have made the key again); this token, the key's only copy, is written aside.
-      file = await writeKeyTokenAside(file, token, { id, address: c.address, api: ctx.apiIdentity });
-      ctx.emit({ type: "token_set_aside", address: c.address, path: file, reason: "lock_lost" });
-    } else {
-      // Checked just before: written at once (not queued) when the lock can be lost meanwhile.
-      const key = { id, address: c.address, api: ctx.apiIdentity };
-      const aside = await writeKeyToken(file, token, key, ctx.fence !== undefined);
-      if (await lockLost(ctx)) {
-        // Lost while writing (a freeze after the check): taken back, the new holder's file restored.
-        file = await takeBackKeyToken(file, key, aside?.path);
-        ctx.emit({ type: "token_set_aside", address: c.address, path: file, reason: "lock_lost" });
-      } else if (aside)
-        ctx.emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
+    // Answered after the state lock was taken over: the new holder owns the token files (it may have
+    // made the key again); this token, the key's only copy, is written aside.
+    let lost = await lockLost(ctx);
+    if (lost) file = keyAsidePath(file, key);
+    // Written at once (not queued) when the lock can be lost meanwhile.
+    const aside = await writeKeyToken(file, token, key, lost || ctx.fence !== undefined);
+    if (!lost && (await lockLost(ctx))) {
+      // Lost while writing (a freeze after the check): taken back, the new holder's file restored.
+      file = await takeBackKeyToken(file, key, aside?.path);
+      lost = true;
     }
+    if (lost) ctx.emit({ type: "token_set_aside", address: c.address, path: file, reason: "lock_lost" });
+    else if (aside) ctx.emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
   } catch (err) {
     return { error: err };
   }

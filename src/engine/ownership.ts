@@ -1,26 +1,10 @@
 /**
- * Ownership (docs/state.md > Identity): which live object each address is. Pure: no I/O.
- *
- * The state decides. Its inputs here were already rewritten by `moved:` and `import:` entries
- * (./moves.ts, ./imports.ts) and its pending creates resolved (./pending.ts), so the rules are few:
- *
- * - A recorded object is its record's address, whatever its marker says (the plan rewrites a marker
- *   that names another address). A record whose object is gone is forgotten, or created again while
- *   configured (drift); one whose object now carries another stack's marker is that stack's.
- * - An unrecorded object carrying this stack's marker is adopted when its marker names a configured
- *   address without a record; otherwise it is reported and left alone (`unmanaged`), never deleted:
- *   `tgw state rm` forgets.
- * - A claim is a marker's (lineage, serial). It is known when this state has seen it: its own lineage
- *   up to its serial, or a lineage taken over up to the serial recorded then (`StateSnapshot.claims`).
- *   A newer or unseen claim means the state is behind or another workspace writes the stack: the
- *   plan is refused with the remedies (./safety.ts) unless `--takeover`, which records the claims.
- * - A module's identity is its path; removing one from the configuration deletes it only when the
- *   state says tgw set it.
- *
- * Each address's action comes from one function, `decide`, over small enumerations (`AddressFacts`);
- * test/engine/ownership-rules.test.ts tests every row. Objects created through Terraform carry the
- * marker stack `terraform:<stack>`, which no tgw stack name can equal: they are never adopted or
- * deleted; `terraformObjects` only reports them for the safety rule `other_driver` (./safety.ts).
+ * Ownership: which live object each address is (docs/state.md > Identity, whose numbered rules this
+ * implements; > Claims). Pure: no I/O. The state decides: its inputs were already rewritten by
+ * `moved:` and `import:` entries (./moves.ts, ./imports.ts) and its pending creates resolved
+ * (./pending.ts). Every address's action comes from `decide`, over small enumerations
+ * (test/engine/ownership-rules.test.ts tests every row). Terraform's objects carry the marker stack
+ * `terraform:<stack>`, which no tgw stack equals: never adopted or deleted here (./safety.ts).
  */
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { fillPath, getKind, type OwnershipMarker } from "../model/index.js";
@@ -30,9 +14,6 @@ import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
 export const DEPOSED_SUFFIX = "#deposed";
-
-/** Plan address of a duplicate's removal: `<address>#duplicate:<id>` (never a state address). */
-export const DUPLICATE_SUFFIX = "#duplicate:";
 
 /** How a marker's claim stands against the state: seen by it, newer than it, or of an unseen lineage. */
 export type Claim = "known" | "newer" | "foreign";
@@ -109,14 +90,6 @@ export interface Orphan {
   record?: StateRecord;
   /** `state`: recorded; `marker`: unrecorded, marked for an address a `removed:` entry names. */
   via: "state" | "marker";
-}
-
-/** A second live object made by one pending create whose kept object is `keptId`: to delete. */
-export interface Duplicate {
-  address: string;
-  kind: string;
-  live: LiveObject;
-  keptId: string;
 }
 
 /** An unrecorded object carrying this stack's marker that nothing adopts: reported, left alone. */
@@ -197,13 +170,12 @@ function ours(ctx: Context, o: LiveObject | undefined): LiveObject | undefined {
 }
 
 /** Fills `ctx.marked`; returns the objects whose claims this state has not seen. */
-function collectMarked(ctx: Context, renamed?: (address: string) => string): ConflictObject[] {
+function collectMarked(ctx: Context, renamed?: (address: string) => string): LiveObject[] {
   const recorded = new Set(Object.values(ctx.state.resources).map((r) => r.id));
-  const conflicts: ConflictObject[] = [];
+  const conflicts: LiveObject[] = [];
   for (const o of ctx.useMarkers ? ctx.live.objects.values() : []) {
     if (o.marker?.stack !== ctx.stack) continue;
-    const claim = claimOf(o.marker, ctx.state);
-    if (claim !== "known") conflicts.push({ o, claim });
+    if (claimOf(o.marker, ctx.state) !== "known") conflicts.push(o);
     if (recorded.has(o.id)) continue;
     const address = renamed?.(o.marker.address) ?? o.marker.address;
     ctx.marked.set(address, [...(ctx.marked.get(address) ?? []), o]);
@@ -310,48 +282,27 @@ function recordState(
 
 function moduleMatch(resource: DesiredResource, record: StateRecord | undefined, live: LiveState): Match {
   const path = modulePath(resource);
-  const obj = live.modules.get(path);
-  return {
-    resource,
-    id: path,
-    ...(obj ? { live: obj } : {}),
-    ...(record ? { record } : {}),
-    via: "path",
-    needsMarker: false,
-  };
-}
-
-/** One object whose marker's claim this state has not seen. */
-interface ConflictObject {
-  o: LiveObject;
-  claim: Exclude<Claim, "known">;
+  return { ...matchOf(resource, live.modules.get(path), record, "path", false), id: path };
 }
 
 /** Examples named in a refusal (./safety.ts): enough to find the objects, not thousands of lines. */
 const CONFLICT_EXAMPLES = 5;
 
-/** The conflicts by lineage, with a few objects named; undefined when there are none. */
-function conflictsOf(state: StateSnapshot, list: ConflictObject[]): ForeignLineages | undefined {
+/** The objects whose claims this state has not seen, by lineage, a few named; undefined when none. */
+function conflictsOf(state: StateSnapshot, list: LiveObject[]): ForeignLineages | undefined {
   if (list.length === 0) return undefined;
-  const byLineage = new Map<string, { objects: number; serial: number }>();
-  for (const { o } of list) {
-    const lineage = o.marker?.lineage as string;
-    const seen = byLineage.get(lineage) ?? { objects: 0, serial: 0 };
-    byLineage.set(lineage, {
-      objects: seen.objects + 1,
-      serial: Math.max(seen.serial, o.marker?.serial ?? 0),
-    });
+  const byLineage = new Map<string, ForeignLineages["others"][number]>();
+  for (const { marker } of list) {
+    const lineage = marker?.lineage as string;
+    const newer = lineage === state.lineage ? { newer: true as const } : {};
+    const seen = byLineage.get(lineage) ?? { lineage, objects: 0, serial: 0, ...newer };
+    seen.objects++;
+    seen.serial = Math.max(seen.serial, marker?.serial ?? 0);
+    byLineage.set(lineage, seen);
   }
-  const others = [...byLineage]
-    .map(([lineage, v]) => ({
-      lineage,
-      objects: v.objects,
-      serial: v.serial,
-      ...(lineage === state.lineage ? { newer: true as const } : {}),
-    }))
-    .sort((a, b) => a.lineage.localeCompare(b.lineage));
+  const others = [...byLineage.values()].sort((a, b) => a.lineage.localeCompare(b.lineage));
   const examples = list
-    .map(({ o }) => ({ id: o.id, address: o.marker?.address as string, serial: o.marker?.serial ?? 0 }))
+    .map((o) => ({ id: o.id, address: o.marker?.address as string, serial: o.marker?.serial ?? 0 }))
     .sort((a, b) => a.address.localeCompare(b.address) || a.id.localeCompare(b.id))
     .slice(0, CONFLICT_EXAMPLES);
   return { lineage: state.lineage, serial: state.serial, others, examples };

@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
 import type { LiveObject, LiveState } from "./live.js";
-import { DEPOSED_SUFFIX, type Duplicate, olderFirst } from "./ownership.js";
+import { DEPOSED_SUFFIX, olderFirst } from "./ownership.js";
 
 /** Suffix of the state address that records a create about to be sent (its id is the create id). */
 export const PENDING_SUFFIX = "#pending";
@@ -31,6 +31,17 @@ export function newCreateId(): string {
 /** The pending record of a create of `record.address` with `createId` (the record as it will be, id aside). */
 export function pendingRecord(record: StateRecord, createId: string): StateRecord {
   return { ...record, address: record.address + PENDING_SUFFIX, id: createId };
+}
+
+/** Plan address of a duplicate's removal: `<address>#duplicate:<id>` (never a state address). */
+export const DUPLICATE_SUFFIX = "#duplicate:";
+
+/** A second live object made by one pending create whose kept object is `keptId`: to delete. */
+export interface Duplicate {
+  address: string;
+  kind: string;
+  live: LiveObject;
+  keptId: string;
 }
 
 /** What resolving the pending creates of a state gives. */

@@ -28,15 +28,8 @@ import { type LiveState, liveFingerprint } from "./live.js";
 import { mapSecrets } from "./mask.js";
 import { applyMoves, type Move, renamedBy } from "./moves.js";
 import { desiredValues, liveValues } from "./normalize.js";
-import {
-  DEPOSED_SUFFIX,
-  DUPLICATE_SUFFIX,
-  type Duplicate,
-  type Match,
-  matchOwnership,
-  type Orphan,
-} from "./ownership.js";
-import { resolvePending } from "./pending.js";
+import { DEPOSED_SUFFIX, type Match, matchOwnership, type Orphan } from "./ownership.js";
+import { DUPLICATE_SUFFIX, type Duplicate, resolvePending } from "./pending.js";
 import { holdsRefs, resolveRefs, unresolvedRefs } from "./refs.js";
 import { terraformObjects } from "./terraform-objects.js";
 

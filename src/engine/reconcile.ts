@@ -396,7 +396,7 @@ async function applyLocked(
       emit(e);
     },
   });
-  await moveTokenFiles(plan, desired);
+  await moveTokenFiles(plan, desired, emit);
   await reportLostTokens(run, plan, state, recovered);
   // Made when read (watch reads it; the CLI does not): a copy of every record.
   let after: StateSnapshot | undefined;

@@ -15,12 +15,12 @@ import {
   configuredTokenFile,
   defaultTokenFile,
   returnsToken,
-  secretsDir,
   shownTokenFile,
   tokenFilePath,
 } from "../model/token-file.js";
 import type { StateApi, StateRecord, TokenDelivery } from "../state/store.js";
 import type { Plan } from "./action.js";
+import type { EngineEvent } from "./events.js";
 import { describeApi } from "./state-api.js";
 import { writeTokenFile } from "./token-writer.js";
 
@@ -122,6 +122,11 @@ function asidePath(file: string, name: string, id: string): string {
   return join(dirname(file), "removed", `${name}.${id}.token`);
 }
 
+/** Where key `key`'s token goes instead of its token file `file` when the new holder of the state owns it. */
+export function keyAsidePath(file: string, key: { id: string; address: string }): string {
+  return asidePath(file, nameOf(key.address), key.id);
+}
+
 /** The id a set-aside token is named by: the key its sidecar names, else `sha256-<12 hex>` of it. */
 function holderId(token: string, owner: TokenSidecar | undefined): string {
   return owner?.key_id ?? `sha256-${tokenDigest(token).slice(0, 12)}`;
@@ -199,21 +204,6 @@ export async function takeBackKeyToken(
 }
 
 /**
- * Writes the token of key `key.id` aside (`removed/<name>.<id>.token` beside `file`, with its
- * sidecar), leaving `file` alone: a key answered after this run's state lock was taken over, whose
- * token file the new holder owns. @returns the path written
- */
-export async function writeKeyTokenAside(
-  file: string,
-  token: string,
-  key: { id: string; address: string; api: StateApi | undefined },
-): Promise<string> {
-  const aside = asidePath(file, nameOf(key.address), key.id);
-  await writeTokenFile(aside, token, sidecarText(key.id, token, key.address, key.api), true);
-  return aside;
-}
-
-/**
  * Sets aside the token file `file` (to `removed/<name>.<id>.token` beside it) when it holds key `id`'s
  * token: its sidecar says so, or (a file from before sidecars) `digest`, the digest the key's record
  * keeps, is its token's. For a key deleted (its token is dead and must not pass for another key's), a
@@ -260,9 +250,9 @@ export function describeLostToken(t: LostToken): [fact: string, advice: string] 
  * token is lost here when its token file's sidecar names it but the file does not hold that token (it
  * was emptied, deleted or overwritten where it was written), or, for a key whose record says nothing
  * of a delivery (imported, adopted through its marker), when its file holds no whole token or another
- * key's. A key whose token was delivered (to a file, to the token command) is never lost for a
- * checkout that lacks the file: another one has it. `api`: the run's API (sidecars of another API's
- * key name no key of this one).
+ * key's; unless apply moves it in (`tokenToMove`). A key whose token was delivered (to a file, to the
+ * token command) is never lost for a checkout that lacks the file: another one has it. `api`: the
+ * run's API (sidecars of another API's key name no key of this one).
  */
 export async function lostTokens(
   plan: Plan,
@@ -271,57 +261,35 @@ export async function lostTokens(
   records: Readonly<Record<string, StateRecord>> = {},
   api?: StateApi,
 ): Promise<LostToken[]> {
-  // Made at the first key that may have lost its token: none in a plan of creates.
-  let resources: Map<string, DesiredResource> | undefined;
-  let aside: Promise<Map<string, string>> | undefined;
-  const restorable = () => {
-    aside ??= setAside(desired.configDir);
-    return aside;
-  };
   const lost: LostToken[] = [];
-  // One listing per directory instead of a check per key (keys share one secrets directory); a
-  // directory listed already is read without an await (thousands of keys per plan).
-  const listings = new Map<string, Set<string>>();
-  const listed = async (path: string) => {
-    const dir = dirname(path);
-    let names = listings.get(dir);
-    if (names === undefined) {
-      names = await readdir(dir).then(
-        (all) => new Set(all),
-        () => new Set<string>(),
-      );
-      listings.set(dir, names);
-    }
-    return names.has(basename(path));
-  };
+  // Made at the first kept key: none in a plan of creates.
+  let files: KeyTokenFiles | undefined;
   for (const c of plan.changes) {
     if (!returnsToken(c.kind)) continue;
     let id = recovered.get(c.address);
     // Only a recovered key or a kept one can have lost its token (a create or replace writes a new one).
-    const kept = (c.action === "no-op" || c.action === "update") && c.id !== undefined && c.id !== "";
-    if (id === undefined && !kept) continue;
-    resources ??= new Map(desired.resources.map((r) => [r.address, r]));
-    const r = resources.get(c.address);
+    if (id === undefined && !kept(c)) continue;
+    files ??= await keyTokenFiles(desired);
+    const r = files.resources.get(c.address);
     if (!r || (id === undefined && r.options.token_kept_elsewhere)) continue;
-    const configured = configuredTokenFile(r);
     if (id === undefined) {
       const keyId = c.id as string;
-      const file = tokenFilePath(configured, desired.configDir);
+      const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
       const record = records[c.address];
       const delivered = record?.id === keyId ? record.tokenDelivered?.to : undefined;
-      if (
-        (await lostHere(keyId, file, delivered, listed, api)) &&
-        !(c.movedFrom && movableTokenFile(c.movedFrom, keyId, file, desired.configDir)) &&
-        !(await restorable()).has(keyId)
-      )
-        id = keyId;
+      const here = await lostHere(keyId, file, delivered, files.listed, api);
+      if (here && (await tokenToMove(c, file, files)) === undefined) id = keyId;
     }
     // The shown path only for a lost token: it costs a path.relative, and there are thousands of keys.
     if (id !== undefined)
-      lost.push({ address: c.address, id, file: shownTokenFile(configured, desired.configDir) });
+      lost.push({ address: c.address, id, file: shownTokenFile(configuredTokenFile(r), desired.configDir) });
   }
   return lost;
 }
+
+/** A key the plan keeps (no-op or update of a recorded object). */
+const kept = (c: Plan["changes"][number]) =>
+  (c.action === "no-op" || c.action === "update") && c.id !== undefined && c.id !== "";
 
 /** True when the token of kept key `id` is lost in this checkout (see `lostTokens`). */
 async function lostHere(
@@ -342,55 +310,113 @@ async function lostHere(
   return token === undefined || owner !== undefined;
 }
 
-/**
- * The old default token file of a key renamed with `moved:` (from `from`), when apply moves it to the
- * key's token file `to`: it exists and is not another key's, and `to` holds no whole token (a token
- * there may work: never overwritten).
- */
-function movableTokenFile(from: string, id: string, to: string, configDir: string): string | undefined {
-  const file = defaultTokenPath(from, configDir);
-  if (file === to || !existsSync(file) || wholeToken(to) !== undefined) return undefined;
-  const owner = tokenOwner(file).owner;
-  return owner === undefined || owner.key_id === id ? file : undefined;
+/** What `lostTokens` and `moveTokenFiles` read of a configuration's token files, once per run. */
+interface KeyTokenFiles {
+  configDir: string;
+  resources: Map<string, DesiredResource>;
+  /** True when `path` exists: one listing per directory (keys share one), not a check per key. */
+  listed: (path: string) => Promise<boolean>;
+  /**
+   * The token files of directory `dir` and of its `removed/` by the key id their sidecar (for a
+   * set-aside file, its name) gives: read once per directory, the first time a key's token is looked for.
+   */
+  holders: (dir: string) => Promise<Map<string, string>>;
 }
 
-/**
- * The token files set aside (`.tgw/secrets/removed/<name>.<id>.token`), by key id: a key managed again
- * (re-adopted after `tgw state rm`, imported again after `removed:`) whose token file does not exist
- * gets its token back from there at the next apply. Empty when there are none.
- */
-async function setAside(configDir: string): Promise<Map<string, string>> {
-  const dir = join(secretsDir(resolve(configDir)), "removed");
-  const names = await readdir(dir).catch(() => [] as string[]);
+async function keyTokenFiles(desired: DesiredState): Promise<KeyTokenFiles> {
+  const listings = new Map<string, Promise<Set<string>>>();
+  const listing = (dir: string) => {
+    let names = listings.get(dir);
+    if (names === undefined) {
+      names = readdir(dir).then(
+        (all) => new Set(all),
+        () => new Set<string>(),
+      );
+      listings.set(dir, names);
+    }
+    return names;
+  };
+  const indexes = new Map<string, Promise<Map<string, string>>>();
+  const holders = (dir: string) => {
+    let index = indexes.get(dir);
+    if (index === undefined) {
+      index = holdersIn(dir, listing);
+      indexes.set(dir, index);
+    }
+    return index;
+  };
+  return {
+    configDir: desired.configDir,
+    resources: new Map(desired.resources.map((r) => [r.address, r])),
+    listed: async (path) => (await listing(dirname(path))).has(basename(path)),
+    holders,
+  };
+}
+
+/** See `KeyTokenFiles.holders`. */
+async function holdersIn(dir: string, listing: (dir: string) => Promise<Set<string>>) {
   const byId = new Map<string, string>();
-  for (const name of names) {
+  const removed = join(dir, "removed");
+  for (const name of await listing(removed)) {
     const m = /\.([^.]+)\.token$/.exec(name);
-    if (m) byId.set(m[1] as string, join(dir, name));
+    if (m) byId.set(m[1] as string, join(removed, name));
+  }
+  const names = await listing(dir);
+  for (const name of names) {
+    const owner = names.has(`${name}.json`) ? tokenOwner(join(dir, name)).owner : undefined;
+    if (owner !== undefined) byId.set(owner.key_id, join(dir, name));
   }
   return byId;
 }
 
 /**
- * Moves the token file of each renamed API key (`moved:`) from the old address's default file to the
- * new address's token file (`movableTokenFile`): a rename keeps the token. Puts back the token file
- * set aside for a key managed again (`setAside`) when its token file does not exist. Sidecars move along.
- * @returns the addresses whose token file was moved.
+ * Where apply finds the token of key change `c` whose token file `to` holds no whole token (a token
+ * there may work: never overwritten): the old address's default file of a rename (`moved:`) unless
+ * another key's sidecar names it (a file from before sidecars moves too); else a file of `to`'s
+ * directory, or one set aside in its `removed/`, that holds the key's token (the state was put back
+ * after a `tgw state mv`, a key is managed again after `tgw state rm` or `removed:`). Undefined:
+ * nothing to move.
  */
-export async function moveTokenFiles(plan: Plan, desired: DesiredState): Promise<string[]> {
+async function tokenToMove(
+  c: Plan["changes"][number],
+  to: string,
+  files: KeyTokenFiles,
+): Promise<string | undefined> {
+  const id = c.id as string;
+  if (wholeToken(to) !== undefined) return undefined;
+  if (c.movedFrom) {
+    const from = defaultTokenPath(c.movedFrom, files.configDir);
+    const owner = from !== to && existsSync(from) ? tokenOwner(from).owner : null;
+    if (owner === undefined || owner?.key_id === id) return from;
+  }
+  const found = (await files.holders(dirname(to))).get(id);
+  return found !== undefined && found !== to ? found : undefined;
+}
+
+/**
+ * Moves the token file of each renamed or kept API key that lacks it into place (`tokenToMove`),
+ * sidecars along, saying so (`token_moved`). @returns the addresses whose token file was moved.
+ */
+export async function moveTokenFiles(
+  plan: Plan,
+  desired: DesiredState,
+  emit: (e: EngineEvent) => void = () => {},
+): Promise<string[]> {
   const moved: string[] = [];
-  const aside = await setAside(desired.configDir);
-  if (aside.size === 0 && !plan.changes.some((c) => c.movedFrom)) return moved;
-  const resources = new Map(desired.resources.map((r) => [r.address, r]));
+  let files: KeyTokenFiles | undefined;
   for (const c of plan.changes) {
-    const r = resources.get(c.address);
-    if (!r || !returnsToken(c.kind) || c.id === undefined) continue;
+    if (!returnsToken(c.kind) || c.id === undefined || !(c.movedFrom || kept(c))) continue;
+    files ??= await keyTokenFiles(desired);
+    const r = files.resources.get(c.address);
+    if (!r) continue;
     const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    const kept = c.action === "no-op" || c.action === "update";
-    const from =
-      (c.movedFrom ? movableTokenFile(c.movedFrom, c.id, to, desired.configDir) : undefined) ??
-      (kept && aside.has(c.id) && !existsSync(to) ? aside.get(c.id) : undefined);
+    // The usual kept key's file is in place: a listing, not a read, per key.
+    if (!c.movedFrom && (await files.listed(to))) continue;
+    const from = await tokenToMove(c, to, files);
     if (from === undefined) continue;
     await moveTokenFile(from, to);
+    (await files.holders(dirname(to))).delete(c.id);
+    emit({ type: "token_moved", address: c.address, from, path: to });
     moved.push(c.address);
   }
   return moved;

@@ -614,4 +614,14 @@ describe("journeys found by the random run", () => {
         new RenameMoved(0, "a"),
       ],
     ));
+
+  // Found by a 10,000-sequence run on 2026-12-07 (seed 20261207), on 2d0e688: state mv b a moved
+  // b.token to a.token; an older copy put back recorded b again; the config went back to b (its
+  // state mv refused: a has no record). The key's token sat in a.token while the plan, seeing a
+  // delivered token, reported nothing. Now apply finds it by its sidecar and moves it to b.token.
+  it("state mv b a, an older copy put back, the config back to b: the key's token file follows it (fixed)", () =>
+    journey(
+      [["api_keys.b", "one"]],
+      [new RenameStateMv(0, "a"), new OlderState(0), new RenameStateMv(0, "b"), new SecondWorkspace()],
+    ));
 });

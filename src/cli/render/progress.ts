@@ -66,6 +66,8 @@ export function progressLine(event: EngineEvent, c: Colors): string | undefined 
         return `${event.address}: its token file held the token of ${event.holder ?? "another key"}, which may still work: moved to ${to} before the new token was written`;
       return `${event.address}: the key lives on, no longer managed; its token file was moved to ${to}`;
     }
+    case "token_moved":
+      return `${event.address}: its token file was at ${shownTokenFile(event.from, process.cwd())}; moved to ${shownTokenFile(event.path, process.cwd())}`;
     case "token_saved":
       return `${event.address}: its token, left in a temporary file by a killed apply, was moved into its token file`;
     case "token_written":
