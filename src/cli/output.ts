@@ -6,10 +6,12 @@ import { createColors } from "picocolors";
 import { ExitCode, TgwError } from "../errors.js";
 
 /**
- * False when colours are refused: `NO_COLOR` set, or `--no-color` among the arguments (read here, at
- * load, because the colour functions below are made before commander parses the arguments).
+ * False when colours are refused: `NO_COLOR` set, or `--no-color` (`-no-color`, as Terraform spells
+ * it: src/cli/single-dash.ts) among the arguments (read here, at load, because the colour functions
+ * below are made before commander parses the arguments).
  */
-const colorsAllowed = !("NO_COLOR" in process.env) && !process.argv.slice(2).includes("--no-color");
+const colorsAllowed =
+  !("NO_COLOR" in process.env) && !process.argv.slice(2).some((a) => a === "--no-color" || a === "-no-color");
 /** Colours for stdout; disabled by `NO_COLOR` or `--no-color`, and when stdout is not a terminal. */
 export const color = createColors(Boolean(process.stdout.isTTY) && colorsAllowed);
 /** Colours for stderr; same rules as `color`, judged on stderr. */
