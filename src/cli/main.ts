@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { commandsFor } from "./commands/index.js";
-import { reportError, setDebug } from "./output.js";
+import { errorFormat, reportError, setDebug } from "./output.js";
+import { doubleDashLongOptions } from "./single-dash.js";
 
 const program = new Command();
 program
@@ -73,12 +74,14 @@ async function run(): Promise<void> {
   // Only the command being run is loaded: start-up stays near a bare `node` (docs/design.md section 6).
   const registrations = await Promise.all(commandsFor(process.argv.slice(2)).map((c) => c.load()));
   for (const register of registrations) register(program);
+  // `-auto-approve` as `--auto-approve`, as Terraform takes it (src/cli/single-dash.ts).
+  const { args, command } = doubleDashLongOptions(program, process.argv.slice(2));
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(args, { from: "user" });
   } catch (err) {
     process.exitCode = reportError(err, {
       debug: Boolean(program.opts().debug),
-      json: process.argv.slice(2).includes("--json"),
+      ...errorFormat(args, command),
     });
   }
 }

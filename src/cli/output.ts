@@ -4,12 +4,15 @@
  */
 import { createColors } from "picocolors";
 import { ExitCode, TgwError } from "../errors.js";
+import { renderErrorMarkdown } from "./render/error-markdown.js";
 
 /**
- * False when colours are refused: `NO_COLOR` set, or `--no-color` among the arguments (read here, at
- * load, because the colour functions below are made before commander parses the arguments).
+ * False when colours are refused: `NO_COLOR` set, or `--no-color` (`-no-color`, as Terraform spells
+ * it: src/cli/single-dash.ts) among the arguments (read here, at load, because the colour functions
+ * below are made before commander parses the arguments).
  */
-const colorsAllowed = !("NO_COLOR" in process.env) && !process.argv.slice(2).includes("--no-color");
+const colorsAllowed =
+  !("NO_COLOR" in process.env) && !process.argv.slice(2).some((a) => a === "--no-color" || a === "-no-color");
 /** Colours for stdout; disabled by `NO_COLOR` or `--no-color`, and when stdout is not a terminal. */
 export const color = createColors(Boolean(process.stdout.isTTY) && colorsAllowed);
 /** Colours for stderr; same rules as `color`, judged on stderr. */
@@ -19,14 +22,19 @@ export const colorErr = createColors(Boolean(process.stderr.isTTY) && colorsAllo
  * Prints an error to stderr and returns the exit code for it. A `TgwError` prints as
  * `Error [code]: message` (its own `format()` if it has one, e.g. positioned config errors);
  * anything else is an internal error: a bug, with the stack trace shown under `--debug`.
- * With `json` (the command was given `--json`), stdout also gets one JSON document
+ * With `json` (the command was given `--json` or `--format json`), stdout also gets one JSON document
  * `{"format_version": 1, "error": {"code", "message", "problems"?}}` (docs/plan.md > JSON output):
- * a script reading stdout gets a document whether the command succeeded or not.
+ * a script reading stdout gets a document whether the command succeeded or not. With `markdown`
+ * (`--format markdown`), stdout gets the error's Markdown document (./render/error-markdown.ts), for
+ * the pull request comment CI posts (docs/ci.md). Commander's own errors (unknown option...) get
+ * neither: commander printed them already.
  */
-export function reportError(err: unknown, opts: { debug: boolean; json?: boolean }): number {
+export function reportError(err: unknown, opts: ErrorOutput & { debug: boolean }): number {
   const c = colorErr;
-  if (opts.json && !jsonWritten && !isCommanderError(err))
-    process.stdout.write(`${JSON.stringify(errorDocument(err), null, 2)}\n`);
+  if (!isCommanderError(err)) {
+    if (opts.json && !jsonWritten) process.stdout.write(`${JSON.stringify(errorDocument(err), null, 2)}\n`);
+    else if (opts.markdown) process.stdout.write(renderErrorMarkdown(err, opts.command ?? "tgw"));
+  }
   if (err instanceof TgwError) {
     const formatted = (err as { format?: () => string }).format?.() ?? err.message;
     process.stderr.write(`${c.red(c.bold("Error"))} ${c.dim(`[${err.code}]`)}: ${formatted}\n`);
@@ -45,6 +53,36 @@ export function reportError(err: unknown, opts: { debug: boolean; json?: boolean
     );
   }
   return ExitCode.error;
+}
+
+/** Which document of a failure stdout gets besides the error on stderr (see `reportError`). */
+export interface ErrorOutput {
+  /** `--json` or `--format json`: a JSON document. */
+  json?: boolean;
+  /** `--format markdown`: a Markdown document. */
+  markdown?: boolean;
+  /** The command run, e.g. `tgw plan`, for the Markdown document's title. */
+  command?: string;
+}
+
+/**
+ * The documents a failure of the command `command` writes to stdout, from its words (after `tgw`,
+ * long options with two dashes): `--json`, `--format json` / `--format=json`, `--format markdown`.
+ * Words after `--` are arguments, not options.
+ */
+export function errorFormat(args: readonly string[], command: string): ErrorOutput {
+  const end = args.indexOf("--");
+  const words = end < 0 ? args : args.slice(0, end);
+  let format: string | undefined;
+  words.forEach((w, i) => {
+    if (w === "--format") format = words[i + 1];
+    else if (w.startsWith("--format=")) format = w.slice("--format=".length);
+  });
+  return {
+    ...(words.includes("--json") || format === "json" ? { json: true } : {}),
+    ...(format === "markdown" ? { markdown: true } : {}),
+    command,
+  };
 }
 
 let jsonWritten = false;

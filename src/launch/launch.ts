@@ -62,7 +62,7 @@ export function launch(bundle: string, args: readonly string[], env = process.en
     return;
   }
   const off = env.TGW_CODE_CACHE === "0";
-  const debug = args.includes("--debug");
+  const debug = args.includes("--debug") || args.includes("-debug"); // -debug: src/cli/single-dash.ts
   const traces = debug ? mapStackTraces(join(dirname(bundle), "..", ".."), WRAPPER.length) : undefined;
   /** Runs the CommonJS script `file` through the code cache; its `module.exports`. */
   const load = (file: string): unknown => {

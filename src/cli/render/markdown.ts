@@ -9,10 +9,10 @@
  */
 import { createColors } from "picocolors";
 import { type Plan, summarize } from "../../engine/action.js";
+import { COMMENT_LIMIT, escapeHtml, longestRun } from "./comment.js";
 import { partialWarning, renderChange, unchangedLine } from "./human.js";
 
-/** The longest comment GitHub accepts (characters). */
-export const COMMENT_LIMIT = 65_536;
+export { COMMENT_LIMIT };
 
 const plain = createColors(false);
 
@@ -57,14 +57,6 @@ function details(ch: Plan["changes"][number]): string {
   const fence = "`".repeat(Math.max(3, longestRun(body) + 1));
   const summary = escapeHtml(comment.replace(/^\s*# /, ""));
   return `<details><summary><code>${escapeHtml(header.trim().split(" ")[0] ?? "")}</code> ${summary}</summary>\n\n${fence}diff\n${body}\n${fence}\n\n</details>\n\n`;
-}
-
-function longestRun(text: string): number {
-  return Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function quote(text: string): string {
