@@ -73,10 +73,4 @@ export { checkPlanSafety, type SafetyOptions } from "./safety.js";
 export { checkSavedPlan, planDigest, type SavedPlanCheck } from "./saved-plan.js";
 export { checkStateApi, describeApi, sameApi } from "./state-api.js";
 export { matchesAddress, selectTargets, type TargetOptions } from "./targets.js";
-export {
-  describeLostToken,
-  type LostToken,
-  makeRoomForKey,
-  moveTokenFile,
-  setAsideKeysToken,
-} from "./tokens.js";
+export { describeLostToken, type LostToken } from "./tokens.js";

@@ -244,8 +244,8 @@ function unconfiguredRecords(ctx: Context): { orphans: Orphan[]; forget: string[
 }
 
 /**
- * The unrecorded marked objects nothing adopted, by `decide`: one marked for an address a `removed:`
- * entry names is let go (added to `orphans`), the others are left alone (returned, sorted).
+ * The unrecorded marked objects nothing adopted, by `decide`: those marked for an address a `removed:`
+ * entry names are let go (added to `orphans`), the others are left alone (returned, sorted).
  */
 function letGoOrLeave(ctx: Context, orphans: Orphan[]): Unmanaged[] {
   const unmanaged: Unmanaged[] = [];
@@ -258,8 +258,7 @@ function letGoOrLeave(ctx: Context, orphans: Orphan[]): Unmanaged[] {
         record: "none",
         marked: true,
       };
-      if (decide(facts) === "let-go" && o === list[0])
-        orphans.push({ address, kind: o.kind, live: o, via: "marker" });
+      if (decide(facts) === "let-go") orphans.push({ address, kind: o.kind, live: o, via: "marker" });
       else unmanaged.push({ id: o.id, kind: o.kind, address });
     }
   }

@@ -103,8 +103,14 @@ export function makePlan(input: PlanInput): Plan {
     changes.push(change);
   }
   const removed = new Set(desired.removed);
-  for (const o of own.orphans)
-    changes.push(removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy));
+  const used = new Set(changes.map((c) => c.address));
+  for (const o of own.orphans) {
+    const c = removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy);
+    // A second object let go at one address (its record's, or another found by its marker).
+    if (used.has(c.address)) c.address = `${o.address}${MARKED_SUFFIX}${o.live.id}`;
+    used.add(c.address);
+    changes.push(c);
+  }
   for (const d of pending.duplicates) changes.push(duplicateDelete(d));
   const forget = [...own.forget, ...pending.drop];
   for (const move of moved.applied) {
@@ -117,6 +123,7 @@ export function makePlan(input: PlanInput): Plan {
   for (const c of changes)
     if (c.action === "replace" && forced.has(c.address)) c.replaceOrder = "create-first";
   changes.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  assertOneChangePerAddress(changes);
   const foreign = own.conflicts;
   const duplicateIds = new Set(pending.duplicates.map((d) => d.live.id));
   const unmanaged = own.unmanaged.filter((u) => !duplicateIds.has(u.id));
@@ -156,6 +163,19 @@ function checkOneRecordPerObject(state: StateSnapshot): void {
   }
   if (shared.size > 0)
     throw new SharedRecordError([...shared].map(([id, addresses]) => ({ id, addresses: addresses.sort() })));
+}
+
+/** Plan address of a second object let go at one address: `<address>#marked:<id>` (never a state address). */
+export const MARKED_SUFFIX = "#marked:";
+
+/**
+ * The plan's invariant that apply's schedule relies on: one change per address (`changes` sorted).
+ * @throws Error (a defect of the planner, never the user's) naming the address
+ */
+function assertOneChangePerAddress(changes: readonly Change[]): void {
+  for (let i = 1; i < changes.length; i++)
+    if (changes[i]?.address === changes[i - 1]?.address)
+      throw new Error(`internal error: the plan has two changes at ${changes[i]?.address}`);
 }
 
 /** The delete of an object the configuration no longer has (or of everything, with `destroy`). */

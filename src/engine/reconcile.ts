@@ -46,7 +46,7 @@ import { checkSavedPlan, type SavedPlanCheck } from "./saved-plan.js";
 import { checkStateApi, sameApi } from "./state-api.js";
 import { selectTargets } from "./targets.js";
 import { recoverTokenFiles } from "./token-writer.js";
-import { lostTokens, moveTokenFiles } from "./tokens.js";
+import { settleTokens } from "./tokens.js";
 
 /**
  * How long a state write waits for more results during an apply with ownership markers (ms): a crash
@@ -343,15 +343,24 @@ async function withoutApply(run: Run, plan: Plan, state: StateSnapshot): Promise
   return { plan, applied: false, state };
 }
 
-/** Emits `token_lost` for each API key token the plan leaves lost here (./tokens.ts `lostTokens`). */
+/**
+ * Emits `token_lost` for each API key token the plan leaves lost here; after an apply (`applied`),
+ * first moves kept keys' tokens found elsewhere into place (./tokens.ts `settleTokens`).
+ */
 async function reportLostTokens(
   { desired, emit, options }: Run,
   plan: Plan,
   state: StateSnapshot,
   recovered?: ReadonlyMap<string, string>,
+  applied = false,
 ): Promise<void> {
-  for (const t of await lostTokens(plan, desired, recovered, state.resources, options.apiIdentity))
-    emit({ type: "token_lost", ...t });
+  const settle = {
+    records: state.resources,
+    ...(recovered ? { recovered } : {}),
+    ...(options.apiIdentity ? { api: options.apiIdentity } : {}),
+    ...(applied ? { move: emit } : {}),
+  };
+  for (const t of await settleTokens(plan, desired, settle)) emit({ type: "token_lost", ...t });
 }
 
 /**
@@ -396,8 +405,7 @@ async function applyLocked(
       emit(e);
     },
   });
-  await moveTokenFiles(plan, desired, emit);
-  await reportLostTokens(run, plan, state, recovered);
+  await reportLostTokens(run, plan, state, recovered, true);
   // Made when read (watch reads it; the CLI does not): a copy of every record.
   let after: StateSnapshot | undefined;
   return {

@@ -97,7 +97,7 @@ function names(s: TokenSidecar | undefined, id: string, api: StateApi | undefine
  * a token file is never beside a sidecar of another token (a sidecar left alone describes no file,
  * and a token left without its sidecar is one tgw cannot name, which is never taken for a key's).
  */
-export async function moveTokenFile(from: string, to: string): Promise<void> {
+async function moveTokenFile(from: string, to: string): Promise<void> {
   await mkdir(dirname(to), { recursive: true, mode: 0o700 });
   await rename(sidecarPath(from), sidecarPath(to)).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== "ENOENT") throw err;
@@ -132,8 +132,14 @@ function holderId(token: string, owner: TokenSidecar | undefined): string {
   return owner?.key_id ?? `sha256-${tokenDigest(token).slice(0, 12)}`;
 }
 
-/** The name part of an address (`api_keys.ci` -> `ci`). */
-const nameOf = (address: string) => address.slice(address.indexOf(".") + 1);
+/** Whose token a file set aside held, as the apply says it. */
+function holderOf(owner: TokenSidecar | undefined): string {
+  if (owner === undefined) return "a key tgw cannot name (no sidecar describes it)";
+  return `key ${owner.key_id}${owner.api ? ` of ${describeApi(owner.api)}` : ""}`;
+}
+
+/** The name part of an address or plan address (`api_keys.ci`, `api_keys.ci#duplicate:ak_1` -> `ci`). */
+const nameOf = (address: string) => (address.split("#")[0] as string).slice(address.indexOf(".") + 1);
 
 /** The default token file of an address that is no longer in the configuration (a `moved:` `from`). */
 export function defaultTokenPath(address: string, configDir: string): string {
@@ -160,31 +166,11 @@ export async function writeKeyToken(
     if (old === undefined) await rm(file, { force: true });
     else {
       const id = holderId(old, owner);
-      const holder = owner
-        ? `key ${owner.key_id}${owner.api ? ` of ${describeApi(owner.api)}` : ""}`
-        : "a key tgw cannot name (no sidecar describes it)";
-      aside = { path: await moveAside(file, nameOf(key.address), id), holder };
+      aside = { path: await moveAside(file, nameOf(key.address), id), holder: holderOf(owner) };
     }
   }
   await writeTokenFile(file, token, sidecarText(key.id, token, key.address, key.api), inThread);
   return aside;
-}
-
-/**
- * Makes room at `file` for key `id`'s token file (`tgw state mv`): a whole token there that its
- * sidecar does not say is `id`'s is set aside (the key it names may be live). @returns `own` when the
- * file already holds `id`'s token, else the path a token was set aside to, if any
- */
-export async function makeRoomForKey(
-  file: string,
-  address: string,
-  id: string,
-): Promise<{ own: true } | { aside?: string }> {
-  if (!existsSync(file)) return {};
-  const { token, owner } = tokenOwner(file);
-  if (owner?.key_id === id) return { own: true };
-  if (token === undefined) return {};
-  return { aside: await moveAside(file, nameOf(address), holderId(token, owner)) };
 }
 
 /**
@@ -204,13 +190,12 @@ export async function takeBackKeyToken(
 }
 
 /**
- * Sets aside the token file `file` (to `removed/<name>.<id>.token` beside it) when it holds key `id`'s
- * token: its sidecar says so, or (a file from before sidecars) `digest`, the digest the key's record
- * keeps, is its token's. For a key deleted (its token is dead and must not pass for another key's), a
- * key `tgw state rm` forgets or a `removed:` entry stops managing (it lives on: its token is kept, and
- * put back if the key is managed again, `moveTokenFiles`; a key adopted or made at the address later
- * must not pass for its owner).
- * @returns the new path, or undefined when the file does not hold that key's token
+ * Sets aside key `id`'s token file, a key deleted (its token is dead and must not pass for another
+ * key's) or one a `removed:` entry stops managing (it lives on: found again if it is managed again):
+ * `file` when it holds the key's token (its sidecar says so, or, a file from before sidecars, its
+ * token's digest is `digest`, the one the key's record keeps), else a file of its directory whose
+ * sidecar names the key (its token did not follow a `tgw state mv` yet), to `removed/<name>.<id>.token`
+ * beside it. @returns the new path, or undefined when no file holds that key's token
  * @throws Error from the file system (EACCES...)
  */
 export async function setAsideKeysToken(
@@ -221,7 +206,11 @@ export async function setAsideKeysToken(
 ): Promise<string | undefined> {
   const { token, owner, sidecar } = tokenOwner(file);
   const legacy = sidecar === undefined && token !== undefined && tokenDigest(token) === digest;
-  return owner?.key_id === id || legacy ? moveAside(file, nameOf(address), id) : undefined;
+  if (owner?.key_id === id || legacy) return moveAside(file, nameOf(address), id);
+  const dir = dirname(file);
+  const names = new Set(await readdir(dir).catch(() => [] as string[]));
+  const found = sidecarsIn(dir, names).get(id);
+  return found === undefined ? undefined : moveAside(found, nameOf(address), id);
 }
 
 /** An API key that exists while its token is lost: the API never shows a token again. */
@@ -244,41 +233,49 @@ export function describeLostToken(t: LostToken): [fact: string, advice: string] 
   ];
 }
 
+/** What `settleTokens` is given besides the plan and the configuration. */
+export interface SettleOptions {
+  /** Keys whose create response, and so their token, was lost: address -> key id. */
+  recovered?: ReadonlyMap<string, string>;
+  /** The state's records before the run (where each key's token was delivered). */
+  records?: Readonly<Record<string, StateRecord>>;
+  /** The run's API: a sidecar of another API's key names no key of this one. */
+  api?: StateApi;
+  /** Apply: move each kept key's token found elsewhere into its token file, saying so here. */
+  move?: (e: EngineEvent) => void;
+}
+
 /**
- * The API keys `plan` keeps (no-op or update) whose token is lost here, plus `recovered` (keys whose
- * create response, and so their token, was lost): their tokens cannot be shown again. A kept key's
- * token is lost here when its token file's sidecar names it but the file does not hold that token (it
- * was emptied, deleted or overwritten where it was written), or, for a key whose record says nothing
- * of a delivery (imported, adopted through its marker), when its file holds no whole token or another
- * key's; unless apply moves it in (`tokenToMove`). A key whose token was delivered (to a file, to the
- * token command) is never lost for a checkout that lacks the file: another one has it. `api`: the
- * run's API (sidecars of another API's key name no key of this one).
+ * The token files of the API keys `plan` keeps (no-op or update) or renames (docs/plan.md > Token
+ * files, > Lost tokens). A key's token follows the key: one its token file lacks is looked for by
+ * sidecar (`tokenSource`) and, with `move`, moved into place (a whole token there that is not the
+ * key's is set aside first). @returns the keys whose token is lost here: `recovered`, and kept keys
+ * whose token is neither in their file nor found (`placeOf`).
+ * @throws Error from the file system while moving
  */
-export async function lostTokens(
+export async function settleTokens(
   plan: Plan,
   desired: DesiredState,
-  recovered: ReadonlyMap<string, string> = new Map(),
-  records: Readonly<Record<string, StateRecord>> = {},
-  api?: StateApi,
+  o: SettleOptions = {},
 ): Promise<LostToken[]> {
   const lost: LostToken[] = [];
   // Made at the first kept key: none in a plan of creates.
   let files: KeyTokenFiles | undefined;
   for (const c of plan.changes) {
     if (!returnsToken(c.kind)) continue;
-    let id = recovered.get(c.address);
+    let id = o.recovered?.get(c.address);
     // Only a recovered key or a kept one can have lost its token (a create or replace writes a new one).
     if (id === undefined && !kept(c)) continue;
     files ??= await keyTokenFiles(desired);
     const r = files.resources.get(c.address);
     if (!r || (id === undefined && r.options.token_kept_elsewhere)) continue;
     if (id === undefined) {
-      const keyId = c.id as string;
-      const file = tokenFilePath(configuredTokenFile(r), desired.configDir);
-      const record = records[c.address];
-      const delivered = record?.id === keyId ? record.tokenDelivered?.to : undefined;
-      const here = await lostHere(keyId, file, delivered, files.listed, api);
-      if (here && (await tokenToMove(c, file, files)) === undefined) id = keyId;
+      const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
+      const record = o.records?.[c.address];
+      const delivered = record && record.id === c.id ? record.tokenDelivered?.to : undefined;
+      const place = await placeOf(c, to, delivered, files, o.api);
+      if (place === "lost") id = c.id as string;
+      else if (place !== "here" && o.move) await moveInto(c, place.from, to, files, o.move);
     }
     // The shown path only for a lost token: it costs a path.relative, and there are thousands of keys.
     if (id !== undefined)
@@ -291,25 +288,51 @@ export async function lostTokens(
 const kept = (c: Plan["changes"][number]) =>
   (c.action === "no-op" || c.action === "update") && c.id !== undefined && c.id !== "";
 
-/** True when the token of kept key `id` is lost in this checkout (see `lostTokens`). */
-async function lostHere(
-  id: string,
-  file: string,
+/**
+ * Where kept key `c.id`'s token is for this checkout: `here` (in its token file `to`, delivered to
+ * the token command, or, delivered to a file, in another checkout: one that lacks the file, or holds
+ * a token no sidecar names, is not told it lost it), `from` a file to move into `to`, or `lost`: its
+ * sidecar says `to` received it and `to` no longer holds it, or, for a key whose record says nothing
+ * of a delivery (imported, adopted through its marker), `to` holds no whole token or another key's.
+ */
+async function placeOf(
+  c: Plan["changes"][number],
+  to: string,
   delivered: TokenDelivery["to"] | undefined,
-  listed: (path: string) => Promise<boolean>,
+  files: KeyTokenFiles,
   api: StateApi | undefined,
-): Promise<boolean> {
-  if (delivered === "command") return false;
-  const elsewhere = delivered === "file";
-  if (!(await listed(file)) && !(await listed(sidecarPath(file)))) return !elsewhere;
-  const sidecar = sidecarOf(file);
-  // The sidecar says this checkout received the key's token: the file must still hold it.
-  if (names(sidecar, id, api)) return tokenOwner(file, sidecar).owner === undefined;
-  if (elsewhere) return false;
-  const { token, owner } = tokenOwner(file, sidecar);
-  return token === undefined || owner !== undefined;
+): Promise<"here" | "lost" | { from: string }> {
+  const id = c.id as string;
+  if (delivered === "command") return "here";
+  const exists = (await files.listed(to)) || (await files.listed(sidecarPath(to)));
+  const sidecar = exists ? sidecarOf(to) : undefined;
+  const own = names(sidecar, id, api);
+  const { token, owner } = exists ? tokenOwner(to, sidecar) : { token: undefined, owner: undefined };
+  if (own && owner !== undefined) return "here";
+  const from = await tokenSource(c, to, files);
+  if (from !== undefined) return { from };
+  if (own) return "lost";
+  if (delivered === "file") return "here";
+  return token === undefined || owner !== undefined ? "lost" : "here";
 }
 
+/** Moves key `c`'s token file from `from` to `to`, setting aside a whole token there first. */
+async function moveInto(
+  c: Plan["changes"][number],
+  from: string,
+  to: string,
+  files: KeyTokenFiles,
+  emit: (e: EngineEvent) => void,
+): Promise<void> {
+  const { token, owner } = tokenOwner(to);
+  if (token !== undefined) {
+    const path = await moveAside(to, nameOf(c.address), holderId(token, owner));
+    emit({ type: "token_set_aside", address: c.address, path, reason: "occupied", holder: holderOf(owner) });
+  }
+  await moveTokenFile(from, to);
+  (await files.holders(dirname(to))).delete(c.id as string);
+  emit({ type: "token_moved", address: c.address, from, path: to });
+}
 /** What `lostTokens` and `moveTokenFiles` read of a configuration's token files, once per run. */
 interface KeyTokenFiles {
   configDir: string;
@@ -361,7 +384,13 @@ async function holdersIn(dir: string, listing: (dir: string) => Promise<Set<stri
     const m = /\.([^.]+)\.token$/.exec(name);
     if (m) byId.set(m[1] as string, join(removed, name));
   }
-  const names = await listing(dir);
+  for (const [id, path] of sidecarsIn(dir, await listing(dir))) byId.set(id, path);
+  return byId;
+}
+
+/** The files of `dir` (`names`: its listing) holding the token their sidecar names, by key id. */
+function sidecarsIn(dir: string, names: ReadonlySet<string>): Map<string, string> {
+  const byId = new Map<string, string>();
   for (const name of names) {
     const owner = names.has(`${name}.json`) ? tokenOwner(join(dir, name)).owner : undefined;
     if (owner !== undefined) byId.set(owner.key_id, join(dir, name));
@@ -370,20 +399,13 @@ async function holdersIn(dir: string, listing: (dir: string) => Promise<Set<stri
 }
 
 /**
- * Where apply finds the token of key change `c` whose token file `to` holds no whole token (a token
- * there may work: never overwritten): the old address's default file of a rename (`moved:`) unless
- * another key's sidecar names it (a file from before sidecars moves too); else a file of `to`'s
- * directory, or one set aside in its `removed/`, that holds the key's token (the state was put back
- * after a `tgw state mv`, a key is managed again after `tgw state rm` or `removed:`). Undefined:
- * nothing to move.
+ * Where key change `c`'s token is when its token file `to` lacks it: the old address's default file of
+ * a `moved:` rename unless another key's sidecar names it (a file from before sidecars moves too);
+ * else a file of `to`'s directory, or one set aside in its `removed/`, that holds the key's token (a
+ * state put back after `tgw state mv`, a key managed again after `tgw state rm` or `removed:`).
  */
-async function tokenToMove(
-  c: Plan["changes"][number],
-  to: string,
-  files: KeyTokenFiles,
-): Promise<string | undefined> {
+async function tokenSource(c: Plan["changes"][number], to: string, files: KeyTokenFiles) {
   const id = c.id as string;
-  if (wholeToken(to) !== undefined) return undefined;
   if (c.movedFrom) {
     const from = defaultTokenPath(c.movedFrom, files.configDir);
     const owner = from !== to && existsSync(from) ? tokenOwner(from).owner : null;
@@ -391,33 +413,4 @@ async function tokenToMove(
   }
   const found = (await files.holders(dirname(to))).get(id);
   return found !== undefined && found !== to ? found : undefined;
-}
-
-/**
- * Moves the token file of each renamed or kept API key that lacks it into place (`tokenToMove`),
- * sidecars along, saying so (`token_moved`). @returns the addresses whose token file was moved.
- */
-export async function moveTokenFiles(
-  plan: Plan,
-  desired: DesiredState,
-  emit: (e: EngineEvent) => void = () => {},
-): Promise<string[]> {
-  const moved: string[] = [];
-  let files: KeyTokenFiles | undefined;
-  for (const c of plan.changes) {
-    if (!returnsToken(c.kind) || c.id === undefined || !(c.movedFrom || kept(c))) continue;
-    files ??= await keyTokenFiles(desired);
-    const r = files.resources.get(c.address);
-    if (!r) continue;
-    const to = tokenFilePath(configuredTokenFile(r), desired.configDir);
-    // The usual kept key's file is in place: a listing, not a read, per key.
-    if (!c.movedFrom && (await files.listed(to))) continue;
-    const from = await tokenToMove(c, to, files);
-    if (from === undefined) continue;
-    await moveTokenFile(from, to);
-    (await files.holders(dirname(to))).delete(c.id);
-    emit({ type: "token_moved", address: c.address, from, path: to });
-    moved.push(c.address);
-  }
-  return moved;
 }

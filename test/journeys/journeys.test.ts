@@ -624,4 +624,29 @@ describe("journeys found by the random run", () => {
       [["api_keys.b", "one"]],
       [new RenameStateMv(0, "a"), new OlderState(0), new RenameStateMv(0, "b"), new SecondWorkspace()],
     ));
+
+  // Found by a 10,000-sequence run on 2026-12-07 (seed 8675309), on bb89fdd: state mv a d here, a
+  // second workspace made its own d (the object here still carried a's marker), then removed: d. The
+  // second workspace's apply let go of its recorded d and of the object marked d here: two removals
+  // at one address, one of which was lost.
+  it("state mv a d, a second workspace makes its own d, then removed: d there: both objects are let go (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [
+        new RenameStateMv(0, "d"),
+        new SecondWorkspace(),
+        new Apply(),
+        new StopManaging(0),
+        new SecondWorkspace(),
+      ],
+    ));
+
+  // Found by the same seed's next run on bb89fdd: state mv c a here, a second workspace made its own
+  // a, then removed: a and an interrupted apply here: the plan let go of two objects at a (its record
+  // and the other workspace's, found by its marker) as two changes at one address.
+  it("state mv c a, a second workspace makes its own a, removed: a, an interrupted apply: both let go (fixed)", () =>
+    journey(
+      [["api_keys.c", "one"]],
+      [new RenameStateMv(0, "a"), new SecondWorkspace(), new StopManaging(0), new InterruptedApply(1)],
+    ));
 });

@@ -1,23 +1,10 @@
-/**
- * `tgw state list | show ADDRESS | rm ADDRESS... | mv OLD NEW`: inspect and edit the state store
- * (docs/state.md); `history`, `restore` and `migrate` are in src/cli/state-history.ts.
- *
- * The state is located like `plan` and `apply` locate it (src/cli/state-location.ts): `--state PATH|URL`,
- * `TGW_STATE_URL`, the configuration's `state:` block, else
- * `<dir of the first -f, or the current directory>/.tgw/state.json`. `list` and `show` only read (no
- * lock: writes are atomic). `rm` takes the lock, forgets the addresses and never calls the API.
- */
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { constructPaths } from "../../config/cdktf/labels.js";
 import { parseDuration } from "../../duration.js";
-import { makeRoomForKey, moveTokenFile, setAsideKeysToken } from "../../engine/index.js";
 import { UsageError } from "../../errors.js";
 import { parseAddress } from "../../model/address.js";
 import { getKind, MARKER_KEY } from "../../model/index.js";
-import { returnsToken } from "../../model/token-file.js";
 import { closest } from "../../model/words.js";
-import { FileStateStore, type StateRecord, type StateSnapshot, type StateStore } from "../../state/index.js";
+import type { StateRecord, StateSnapshot, StateStore } from "../../state/index.js";
 import type { RegisterCommand } from "../command.js";
 import { withLocation } from "../options.js";
 import { color, helpExamples } from "../output.js";
@@ -175,14 +162,12 @@ async function runShow(address: string, opts: LocateOptions & { json?: boolean }
 async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: string }): Promise<void> {
   const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
   const store = await openStore(opts, "tgw state rm");
-  const { removed, stack, setAside } = await removeRecords(store, addresses, timeoutMs);
+  const { removed, stack } = await removeRecords(store, addresses, timeoutMs);
   for (const r of removed) {
     process.stdout.write(
       `Removed ${color.bold(r.address)} (${r.kind} ${r.id}) from state ${store.location}.\n`,
     );
   }
-  for (const path of setAside)
-    process.stdout.write(`Set its token file aside to ${path} (put back if the key is managed again).\n`);
   process.stdout.write(`\n${afterRemoval(removed, stack)}\n`);
 }
 
@@ -190,9 +175,8 @@ async function runRm(addresses: string[], opts: LocateOptions & { lockTimeout: s
  * What `tgw state rm ADDRESS...` does, without its output: removes the records of `addresses` under
  * the state lock, all or nothing, and marks their kinds unrecorded (their objects keep this stack's
  * marker: the next refresh lists the kinds to find them, docs/state.md > What a refresh reads).
- * Each removed API key's default token file beside a file state is set aside when it holds the key's
- * token (its sidecar names the key: src/engine/tokens.ts `setAsideKeysToken`).
- * @returns the removed records, the state's stack and the token files set aside (their new paths).
+ * A pure rewrite of the state: token files stay (their sidecars say whose token they hold).
+ * @returns the removed records and the state's stack.
  * @throws UsageError naming the addresses not in the state (nothing removed), LockTimeoutError, and
  *   the store's errors.
  */
@@ -200,7 +184,7 @@ export async function removeRecords(
   store: StateStore,
   addresses: string[],
   timeoutMs: number,
-): Promise<{ removed: StateRecord[]; stack: string; setAside: string[] }> {
+): Promise<{ removed: StateRecord[]; stack: string }> {
   // Without a state there is nothing to forget: say so before the lock creates `.tgw/`.
   const before = await store.read();
   if (before.serial === 0) throw notInState(addresses, store.location, before);
@@ -215,40 +199,20 @@ export async function removeRecords(
     // Forgotten: the objects are left alone (docs/state.md > Identity), so no kind needs a list.
     for (const a of unique) delete snapshot.resources[a];
     const written = await store.write(snapshot);
-    const setAside = await setAsideTokenFiles(store, removed);
-    return { removed, stack: written.stack, setAside };
+    return { removed, stack: written.stack };
   } finally {
     await unlock();
   }
 }
 
-/** The default token files of `removed` beside a file state set aside; @returns their new paths. */
-async function setAsideTokenFiles(store: StateStore, removed: StateRecord[]): Promise<string[]> {
-  if (!(store instanceof FileStateStore)) return [];
-  const paths: string[] = [];
-  for (const r of removed) {
-    if (!returnsToken(r.kind)) continue;
-    const file = defaultTokenFileBeside(store.path, r.address);
-    const aside = await setAsideKeysToken(file, r.address, r.id, r.tokenDelivered?.digest);
-    if (aside !== undefined) paths.push(aside);
-  }
-  return paths;
-}
-
-/** `<state dir>/secrets/<name>.token`: the default token file of `address` beside a default state. */
-function defaultTokenFileBeside(statePath: string, address: string): string {
-  return join(dirname(statePath), "secrets", `${address.slice(address.indexOf(".") + 1)}.token`);
-}
-
-/** `tgw state mv OLD NEW`: the record and its default token file, under the lock. */
+/** `tgw state mv OLD NEW`: the record, under the lock. */
 async function runMv(from: string, to: string, opts: LocateOptions & { lockTimeout: string }): Promise<void> {
   const timeoutMs = parseDuration(opts.lockTimeout, "--lock-timeout");
   const store = await openStore(opts, "tgw state mv");
-  const { record, tokenFile } = await moveRecord(store, from, to, timeoutMs);
+  const record = await moveRecord(store, from, to, timeoutMs);
   process.stdout.write(
     `Moved ${color.bold(from)} to ${color.bold(to)} (${record.kind} ${record.id}) in state ${store.location}.\n`,
   );
-  if (tokenFile) process.stdout.write(`Moved its token file to ${tokenFile}.\n`);
   process.stdout.write(
     `\nRename it in the configuration too. With ownership markers, the next apply rewrites the object's marker to ${to} (one PATCH).\n`,
   );
@@ -256,8 +220,8 @@ async function runMv(from: string, to: string, opts: LocateOptions & { lockTimeo
 
 /**
  * What `tgw state mv FROM TO` does, without its output: moves the record of `from` to `to` under the
- * state lock, then an API key's default token file beside a state file (none for other kinds, whose
- * names could be a key's). @returns the moved record and the token file's new path, if one moved.
+ * state lock. A pure rewrite of the state: an API key's token file moves at the next apply, which
+ * finds it by its sidecar (docs/plan.md > Token files). @returns the moved record.
  * @throws UsageError (bad address, not in the state, `to` taken, a module), LockTimeoutError, and the
  *   store's errors.
  */
@@ -266,7 +230,7 @@ export async function moveRecord(
   from: string,
   to: string,
   timeoutMs: number,
-): Promise<{ record: StateRecord; tokenFile?: string }> {
+): Promise<StateRecord> {
   if (from.split(".")[0] !== parseAddress(to)?.collection) {
     throw new UsageError(
       `tgw state mv ${from} ${to}: the new address must be <collection>.<name> of the same collection`,
@@ -292,32 +256,7 @@ export async function moveRecord(
   } finally {
     await unlock();
   }
-  const tokenFile =
-    store instanceof FileStateStore && returnsToken(record.kind)
-      ? await moveDefaultTokenFile(store.path, from, to, record.id)
-      : undefined;
-  return tokenFile === undefined ? { record } : { record, tokenFile };
-}
-
-/**
- * Moves `<state dir>/secrets/<old name>.token` (the default token file beside a default state), with
- * its sidecar, to the new name's. A token already there that is not key `id`'s is set aside first
- * (the key it names may be live); one that is `id`'s stays. @returns the new path, or undefined when
- * nothing was moved.
- */
-async function moveDefaultTokenFile(
-  statePath: string,
-  from: string,
-  to: string,
-  id: string,
-): Promise<string | undefined> {
-  const name = (address: string) => defaultTokenFileBeside(statePath, address);
-  if (!existsSync(name(from))) return undefined;
-  const room = await makeRoomForKey(name(to), to, id);
-  if ("own" in room) return undefined;
-  if (room.aside) process.stdout.write(`Set aside the token file that was at ${name(to)}: ${room.aside}.\n`);
-  await moveTokenFile(name(from), name(to));
-  return name(to);
+  return record;
 }
 
 function summary(location: string, snapshot: StateSnapshot, shown: number): string {

@@ -53,9 +53,14 @@ it("state mv onto the name of a key deleted earlier: the deleted key's token fil
   await applyThenEmptyPlan();
   await expect(readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).rejects.toThrow();
 
-  const moved = await run("state", "mv", "api_keys.ops", "api_keys.admin");
-  expect(moved.stdout).toContain("Moved its token file");
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.admin")).code).toBe(0);
   await configure("mv-onto-deleted", ["admin"]);
+  // The token follows the key at the apply, found by its sidecar.
+  expect((await run("plan")).stderr).not.toContain("is not on this machine");
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.stdout).toContain(
+    "api_keys.admin: its token file was at .tgw/secrets/ops.token; moved to .tgw/secrets/admin.token",
+  );
   await applyThenEmptyPlan();
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
   expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
@@ -230,7 +235,7 @@ it("state mv, the old name configured again and an object imported there: refuse
   expect(await live(id)).toBe(200);
 });
 
-it("state rm sets a key's token file aside; the key adopted again through its marker gets it back", async () => {
+it("state rm leaves a key's token file; the key adopted again through its marker keeps it, and a destroy after a state mv sets its file aside", async () => {
   await configure("rm-readopt", ["ops"]);
   await applyThenEmptyPlan();
   const id = (await state()).resources["api_keys.ops"]?.id as string;
@@ -239,19 +244,22 @@ it("state rm sets a key's token file aside; the key adopted again through its ma
 
   const removed = await run("state", "rm", "api_keys.ops");
   expect(removed.code).toBe(0);
-  const aside = join(ctx.dir, ".tgw", "secrets", "removed", `ops.${id}.token`);
-  expect(removed.stdout).toContain(`Set its token file aside to ${aside}`);
-  await expect(readFile(file, "utf8")).rejects.toThrow();
-  expect(await readFile(aside, "utf8")).toBe(token);
+  expect(await readFile(file, "utf8")).toBe(token);
 
-  // Not reported lost: the apply puts it back.
+  // Adopted again: not reported lost, the file untouched.
   const plan = await run("plan");
   expect(plan.stderr).not.toContain("is not on this machine");
   await applyThenEmptyPlan();
   expect((await state()).resources["api_keys.ops"]?.id).toBe(id);
   expect(await readFile(file, "utf8")).toBe(token);
-  await expect(readFile(aside, "utf8")).rejects.toThrow();
   expect((await run("plan")).stderr).not.toContain("is not on this machine");
+
+  // state mv without an apply, then destroy: the deleted key's file is found by its sidecar.
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.gone")).code).toBe(0);
+  expect((await run("destroy", "--auto-approve")).code).toBe(0);
+  await expect(readFile(file, "utf8")).rejects.toThrow();
+  const aside = join(ctx.dir, ".tgw", "secrets", "removed", `gone.${id}.token`);
+  expect(await readFile(aside, "utf8")).toBe(token);
 });
 
 it("state mv without the rename in the configuration: the plan says what the state says (the new address deleted, the old made), before anything happens", async () => {
