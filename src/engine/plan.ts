@@ -102,15 +102,7 @@ export function makePlan(input: PlanInput): Plan {
     }
     changes.push(change);
   }
-  const removed = new Set(desired.removed);
-  const used = new Set(changes.map((c) => c.address));
-  for (const o of own.orphans) {
-    const c = removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy);
-    // A second object let go at one address (its record's, or another found by its marker).
-    if (used.has(c.address)) c.address = `${o.address}${MARKED_SUFFIX}${o.live.id}`;
-    used.add(c.address);
-    changes.push(c);
-  }
+  changes.push(...orphanChanges(own.orphans, changes, desired, destroy));
   for (const d of pending.duplicates) changes.push(duplicateDelete(d));
   const forget = [...own.forget, ...pending.drop];
   for (const move of moved.applied) {
@@ -176,6 +168,27 @@ function assertOneChangePerAddress(changes: readonly Change[]): void {
   for (let i = 1; i < changes.length; i++)
     if (changes[i]?.address === changes[i - 1]?.address)
       throw new Error(`internal error: the plan has two changes at ${changes[i]?.address}`);
+}
+
+/**
+ * The deletes and forgets of `orphans` (a `removed:` entry's address: forgotten), each at an address
+ * no change of `changes` has: a second object let go at one address (its record's, or another found
+ * by its marker) is planned as `<address>#marked:<id>`.
+ */
+function orphanChanges(
+  orphans: Orphan[],
+  changes: Change[],
+  desired: DesiredState,
+  destroy: boolean,
+): Change[] {
+  const removed = new Set(desired.removed);
+  const used = new Set(changes.map((c) => c.address));
+  return orphans.map((o) => {
+    const c = removed.has(o.address) ? orphanForget(o, desired.stack) : orphanDelete(o, destroy);
+    if (used.has(c.address)) c.address = `${o.address}${MARKED_SUFFIX}${o.live.id}`;
+    used.add(c.address);
+    return c;
+  });
 }
 
 /** The delete of an object the configuration no longer has (or of everything, with `destroy`). */
