@@ -73,13 +73,14 @@ export function withApplyOptions(cmd: Command): Command {
 
 /**
  * Asks `question` on the terminal; true only for the answer `yes`. `signal` (a stop signal) ends the
- * question: the caller says why.
+ * question: the caller says why. `command`: the command that asks (`apply`, `destroy`), as named when
+ * it cannot.
  * @throws NotConfirmedError when stdin is not a terminal.
  */
-export async function confirm(question: string, signal?: AbortSignal): Promise<boolean> {
+export async function confirm(question: string, signal?: AbortSignal, command = "apply"): Promise<boolean> {
   if (!process.stdin.isTTY) {
     throw new NotConfirmedError(
-      "stdin is not a terminal, so apply cannot ask for confirmation: run with --auto-approve",
+      `stdin is not a terminal, so ${command} cannot ask for confirmation: run with --auto-approve`,
     );
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
@@ -221,6 +222,7 @@ function approver(
         ? `Do you really want to destroy every object of stack "${stack}"? This cannot be undone.`
         : "Do you want to perform these actions?",
       controller.signal,
+      destroy ? "destroy" : "apply",
     );
     // A stop signal at the prompt: the run stops with its exit code, not as a "no".
     controller.signal.throwIfAborted();

@@ -106,6 +106,9 @@ describe.skipIf(pg === undefined)("PostgreSQL state through the CLI", () => {
     const listed = await tgw(["state", "list", "--json"], { cwd: dir, env });
     // Two writes: the pending creates, then their results (docs/state.md > Pending creates).
     expect(JSON.parse(listed.stdout)).toMatchObject({ serial: 2, stack: "chosen" });
+    // The footer names the stack once (the location says it: `... (stack chosen)`).
+    const footer = (await tgw(["state", "list"], { cwd: dir, env })).stdout;
+    expect(footer).toMatch(/\(stack chosen\) \(serial 2, lineage /);
     const other = await tgw(["state", "list", "--json", "--state", b.url], { cwd: dir, env });
     expect(JSON.parse(other.stdout)).toMatchObject({ serial: 0 });
     expect(other.stdout).not.toContain(pg.password);

@@ -263,7 +263,9 @@ function summary(location: string, snapshot: StateSnapshot, shown: number): stri
   const total = Object.keys(snapshot.resources).length;
   const count =
     shown === total ? `${total} resource${total === 1 ? "" : "s"}` : `${shown} of ${total} resources`;
-  return `${count} in state ${location} (stack ${snapshot.stack}, serial ${snapshot.serial}, lineage ${snapshot.lineage})`;
+  // A PostgreSQL state's location names its stack already: `... (stack ci)`.
+  const stack = location.endsWith(`(stack ${snapshot.stack})`) ? "" : `stack ${snapshot.stack}, `;
+  return `${count} in state ${location} (${stack}serial ${snapshot.serial}, lineage ${snapshot.lineage})`;
 }
 
 function showRecord(r: StateRecord): string {

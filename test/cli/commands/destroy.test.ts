@@ -53,6 +53,11 @@ describe("destroy", () => {
       config,
       "stack: gone\ntunnel_group_backends:\n  a:\n    description: a\n  b:\n    description: b\n",
     );
+    // Without a terminal and --auto-approve, the refusal names the command that cannot ask.
+    const unasked = await run(["destroy", "-f", "."]);
+    expect(unasked.code).toBe(1);
+    expect(unasked.stderr).toContain("stdin is not a terminal, so destroy cannot ask for confirmation");
+    expect(server.mutations()).toEqual([]);
     const destroyed = await run(["destroy", "-f", ".", "--auto-approve"]);
     expect(destroyed.code).toBe(0);
     expect(destroyed.stdout).toContain("tgw will perform the following actions (destroy):");
