@@ -222,7 +222,7 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
       ? tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir)
       : defaultTokenPath(c.address, ctx.desired.configDir);
     const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
-    const aside = await setAsideKeysToken(file, c.address, id, digest);
+    const aside = await setAsideKeysToken(file, c.address, id, digest, keyTokenFiles(ctx));
     if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "deleted" });
   }
   return id;
@@ -253,10 +253,29 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   if (returnsToken(kind.kind)) {
     const file = defaultTokenPath(c.address, ctx.desired.configDir);
     const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
-    const aside = await setAsideKeysToken(file, c.address, id, digest);
+    const aside = await setAsideKeysToken(file, c.address, id, digest, keyTokenFiles(ctx));
     if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "removed" });
   }
   return id;
+}
+
+const keyTokenFilesOf = new WeakMap<ApplyContext, Set<string>>();
+
+/**
+ * The token files this apply's creates write (the keys it creates or replaces), made at the first
+ * deleted or let-go key of a run: a deleted key's token is not looked for there.
+ */
+function keyTokenFiles(ctx: ApplyContext): Set<string> {
+  let files = keyTokenFilesOf.get(ctx);
+  if (files === undefined) {
+    files = new Set();
+    for (const address of ctx.createIds.keys()) {
+      const r = ctx.resources.get(address);
+      if (r && returnsToken(r.kind)) files.add(tokenFilePath(configuredTokenFile(r), ctx.desired.configDir));
+    }
+    keyTokenFilesOf.set(ctx, files);
+  }
+  return files;
 }
 
 /** DELETE the object `id` (a 404 counts as done) and drop the record of `address` if it holds `id`. */

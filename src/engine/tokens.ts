@@ -194,8 +194,10 @@ export async function takeBackKeyToken(
  * key's) or one a `removed:` entry stops managing (it lives on: found again if it is managed again):
  * `file` when it holds the key's token (its sidecar says so, or, a file from before sidecars, its
  * token's digest is `digest`, the one the key's record keeps), else a file of its directory whose
- * sidecar names the key (its token did not follow a `tgw state mv` yet), to `removed/<name>.<id>.token`
- * beside it. @returns the new path, or undefined when no file holds that key's token
+ * sidecar names the key (its token did not follow a `tgw state mv` yet) and that is none of `taken`
+ * (the token files this apply's creates may be writing at the same time), to
+ * `removed/<name>.<id>.token` beside it. @returns the new path, or undefined when no file holds that
+ * key's token
  * @throws Error from the file system (EACCES...)
  */
 export async function setAsideKeysToken(
@@ -203,6 +205,7 @@ export async function setAsideKeysToken(
   address: string,
   id: string,
   digest?: string,
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<string | undefined> {
   const { token, owner, sidecar } = tokenOwner(file);
   const legacy = sidecar === undefined && token !== undefined && tokenDigest(token) === digest;
@@ -210,7 +213,7 @@ export async function setAsideKeysToken(
   const dir = dirname(file);
   const names = new Set(await readdir(dir).catch(() => [] as string[]));
   const found = sidecarsIn(dir, names).get(id);
-  return found === undefined ? undefined : moveAside(found, nameOf(address), id);
+  return found === undefined || taken.has(found) ? undefined : moveAside(found, nameOf(address), id);
 }
 
 /** An API key that exists while its token is lost: the API never shows a token again. */

@@ -649,4 +649,14 @@ describe("journeys found by the random run", () => {
       [["api_keys.c", "one"]],
       [new RenameStateMv(0, "a"), new SecondWorkspace(), new StopManaging(0), new InterruptedApply(1)],
     ));
+
+  // Found by seed 8675309 on d21af00: an older copy put back after state mv a c was applied; its
+  // apply deletes a (the key) while it creates c. The delete looked for the key's token by sidecar
+  // and took c.token, which the create was setting aside at the same time (ENOENT, an apply failed).
+  // A deleted key's token is no longer looked for in a configured key's token file.
+  it("state mv a c applied, then an older copy put back: deleting a and creating c at once leave c's token file to c (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new RenameStateMv(0, "c"), new InterruptedApply(2), new OlderState(0)],
+    ));
 });
