@@ -18,7 +18,7 @@
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { canonicalJson, decodeMetadata, getKind } from "../model/index.js";
 import { configuredTokenFile, returnsToken, shownTokenFile } from "../model/token-file.js";
-import type { StateSnapshot } from "../state/store.js";
+import type { StateRecord, StateSnapshot } from "../state/store.js";
 import type { Change, Plan, PlanBasis, Values } from "./action.js";
 import { diffValues, replaceFields } from "./diff.js";
 import { SharedRecordError } from "./errors.js";
@@ -134,7 +134,8 @@ export function makePlan(input: PlanInput): Plan {
       input.lazyFingerprints === true,
     ),
     ...(foreign ? { foreignLineages: foreign } : {}),
-    ...(pending.recovered.length > 0 ? { recover: pending.recovered } : {}),
+    // At the address a `moved:` entry gives them: the plan's changes name that one.
+    ...(pending.recovered.length > 0 ? { recover: recoveredAfter(pending.recovered, moved.applied) } : {}),
     ...(unmanaged.length > 0 ? { unmanaged } : {}),
     ...(terraform ? { terraformObjects: terraform } : {}),
   };
@@ -155,6 +156,12 @@ function checkOneRecordPerObject(state: StateSnapshot): void {
   }
   if (shared.size > 0)
     throw new SharedRecordError([...shared].map(([id, addresses]) => ({ id, addresses: addresses.sort() })));
+}
+
+/** `recovered` (records of resolved pending creates) at the addresses `applied` moves give them. */
+function recoveredAfter(recovered: StateRecord[], applied: Move[]): StateRecord[] {
+  const movedTo = renamedBy(applied);
+  return recovered.map((r) => ({ ...r, address: movedTo(r.address) }));
 }
 
 /** Plan address of a second object let go at one address: `<address>#marked:<id>` (never a state address). */

@@ -31,6 +31,7 @@ import {
   HandEdit,
   Import,
   InterruptedApply,
+  KilledApply,
   LoseStateTakeover,
   OlderState,
   Remove,
@@ -658,5 +659,14 @@ describe("journeys found by the random run", () => {
     journey(
       [["api_keys.a", "one"]],
       [new RenameStateMv(0, "c"), new InterruptedApply(2), new OlderState(0)],
+    ));
+
+  // Found by seed 1337 (10,000 runs) after 1,204 on d21af00: an apply killed after d's POST, then
+  // moved: d -> b. The pending create resolved to d and the move took it to b, but the apply wrote the
+  // recovered record at d: its replace (a key nobody has the token of) left d recorded.
+  it("an apply killed after a create's POST, then moved: renames it: the recovered record follows the move (fixed)", () =>
+    journey(
+      [["api_keys.a", "one"]],
+      [new Add("api_keys.d", "one"), new KilledApply(2), new RenameMoved(1, "b")],
     ));
 });
