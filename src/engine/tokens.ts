@@ -159,18 +159,26 @@ export async function writeKeyToken(
   key: { id: string; address: string; api: StateApi | undefined },
   inThread = false,
 ): Promise<{ path: string; holder: string } | undefined> {
-  let aside: { path: string; holder: string } | undefined;
   // A stat, not a read, per new key: the usual new file costs no read (and a FIFO never blocks here).
-  if (existsSync(file)) {
-    const { token: old, owner } = tokenOwner(file);
-    if (old === undefined) await rm(file, { force: true });
-    else {
-      const id = holderId(old, owner);
-      aside = { path: await moveAside(file, nameOf(key.address), id), holder: holderOf(owner) };
-    }
-  }
+  const aside = existsSync(file) ? await clearFor(file, key.address) : undefined;
   await writeTokenFile(file, token, sidecarText(key.id, token, key.address, key.api), inThread);
   return aside;
+}
+
+/**
+ * Clears `file` for the token of the key at `address`: a whole token there is set aside (the key it
+ * names may be live); a file holding none is removed. @returns where a token went and whose it is
+ */
+async function clearFor(
+  file: string,
+  address: string,
+): Promise<{ path: string; holder: string } | undefined> {
+  const { token, owner } = tokenOwner(file);
+  if (token === undefined) {
+    await rm(file, { force: true });
+    return undefined;
+  }
+  return { path: await moveAside(file, nameOf(address), holderId(token, owner)), holder: holderOf(owner) };
 }
 
 /**
@@ -319,7 +327,7 @@ async function placeOf(
   return token === undefined || owner !== undefined ? "lost" : "here";
 }
 
-/** Moves key `c`'s token file from `from` to `to`, setting aside a whole token there first. */
+/** Moves key `c`'s token file from `from` to `to`, clearing `to` first (`clearFor`). */
 async function moveInto(
   c: Plan["changes"][number],
   from: string,
@@ -327,11 +335,8 @@ async function moveInto(
   files: KeyTokenFiles,
   emit: (e: EngineEvent) => void,
 ): Promise<void> {
-  const { token, owner } = tokenOwner(to);
-  if (token !== undefined) {
-    const path = await moveAside(to, nameOf(c.address), holderId(token, owner));
-    emit({ type: "token_set_aside", address: c.address, path, reason: "occupied", holder: holderOf(owner) });
-  }
+  const aside = existsSync(to) ? await clearFor(to, c.address) : undefined;
+  if (aside) emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
   await moveTokenFile(from, to);
   (await files.holders(dirname(to))).delete(c.id as string);
   emit({ type: "token_moved", address: c.address, from, path: to });
