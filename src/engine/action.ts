@@ -106,6 +106,14 @@ export interface PlanBasis {
   desiredFingerprint: string;
 }
 
+/** An unrecorded object carrying this stack's marker that nothing adopts: reported, left alone. */
+export interface Unmanaged {
+  id: string;
+  kind: string;
+  /** The address its marker names. */
+  address: string;
+}
+
 /**
  * Live objects of the stack whose markers carry claims this state has not seen (docs/state.md >
  * Claims): of its own lineage with a higher serial (the state is behind: an older copy was put back),
@@ -162,7 +170,7 @@ export interface Plan {
    */
   recover?: StateRecord[];
   /** Unrecorded objects carrying this stack's marker that the plan leaves alone (reported). */
-  unmanaged?: { id: string; kind: string; address: string }[];
+  unmanaged?: Unmanaged[];
   /** Present when the plan creates objects of kinds whose live objects Terraform made for this stack. */
   terraformObjects?: TerraformObjects;
 }

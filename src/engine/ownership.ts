@@ -9,7 +9,7 @@
 import type { DesiredResource, DesiredState } from "../model/desired.js";
 import { fillPath, getKind, type OwnershipMarker } from "../model/index.js";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
-import type { ForeignLineages } from "./action.js";
+import type { ForeignLineages, Unmanaged } from "./action.js";
 import type { LiveObject, LiveState } from "./live.js";
 
 /** Suffix of the state address that keeps the old object of a replace until it is deleted. */
@@ -90,14 +90,6 @@ export interface Orphan {
   record?: StateRecord;
   /** `state`: recorded; `marker`: unrecorded, marked for an address a `removed:` entry names. */
   via: "state" | "marker";
-}
-
-/** An unrecorded object carrying this stack's marker that nothing adopts: reported, left alone. */
-export interface Unmanaged {
-  id: string;
-  kind: string;
-  /** The address its marker names. */
-  address: string;
 }
 
 /** The result of matching desired state with live state. */

@@ -4,7 +4,14 @@
  * an id not known before apply is `{"$ref": "<address>"}`. No-op changes are listed without their
  * values, so a consumer can tell which addresses are managed.
  */
-import { type Change, type ForeignLineages, hasChanges, type Plan, summarize } from "../../engine/action.js";
+import {
+  type Change,
+  type ForeignLineages,
+  hasChanges,
+  type Plan,
+  summarize,
+  type Unmanaged,
+} from "../../engine/action.js";
 import { maskValues } from "../../engine/mask.js";
 import { getKind } from "../../model/index.js";
 
@@ -52,7 +59,7 @@ export interface JsonPlan {
   /** Marker claims this state has not seen (a takeover): by lineage, with a few objects named. */
   foreign_lineages?: ForeignLineages;
   /** Unrecorded objects carrying this stack's marker, left alone. */
-  unmanaged?: { id: string; kind: string; address: string }[];
+  unmanaged?: Unmanaged[];
   terraform_objects?: { objects: number; stacks: string[]; kinds: string[] };
 }
 
