@@ -9,7 +9,7 @@
  *   address of the kind has no record (adopt it rather than create it again), the state was never
  *   written, or a pending create of the kind is to be resolved by its create id (./pending.ts), or the
  *   state says so (`StateListing.unrecorded`: a state put back by hand, whose objects' newer claims
- *   must be seen), or a `removed:` entry's address has no record (an object may carry its marker,
+ *   must be seen), or a `removed:` entry names an address of the kind (objects may carry its marker,
  *   which the entry takes out). A kind neither configured, recorded, removed nor unrecorded is not
  *   read at all. A recorded object is its record's whatever its marker says (./ownership.ts): a
  *   re-marked one needs no list.
@@ -65,10 +65,11 @@ export function refreshScope(desired: DesiredState, state: StateSnapshot, destro
       if (marker && state.resources[r.address] === undefined) mustList.add(r.kind);
     }
   }
-  // A `removed:` entry without a record: an object carrying its marker (made by another workspace)
-  // is found only by listing its kind, and the entry must take that marker out.
+  // A `removed:` entry, recorded or not: every object carrying its marker (one made by another
+  // workspace too) is found only by listing its kind, and the entry takes those markers out; the plan
+  // after its apply (no record then) reads the same.
   for (const address of marker ? (desired.removed ?? []) : []) {
-    const kind = state.resources[address] ? undefined : collectionKind(address);
+    const kind = collectionKind(address);
     if (kind) mustList.add(kind);
   }
   for (const record of Object.values(state.resources)) {

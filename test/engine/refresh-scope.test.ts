@@ -85,10 +85,9 @@ describe("refreshScope", () => {
           for (const kind of unrecordedKinds(snapshot)) expect(listed.has(kind)).toBe(true);
           for (const r of config.resources)
             if (snapshot.resources[r.address] === undefined) expect(listed.has(r.kind)).toBe(true);
-          // A `removed:` entry without a record: another workspace's object may carry its marker.
+          // A `removed:` entry, recorded or not: another workspace's object may carry its marker.
           for (const a of config.removed ?? [])
-            if (snapshot.resources[a] === undefined)
-              expect(listed.has(collections().get(a.split(".")[0] as string)?.kind as string)).toBe(true);
+            expect(listed.has(collections().get(a.split(".")[0] as string)?.kind as string)).toBe(true);
           if (snapshot.serial === 0 || snapshot.listing === undefined || w.unrecorded?.includes(EVERY_KIND))
             expect(listed.size).toBe(kinds.length);
         }
@@ -113,5 +112,23 @@ describe("refreshScope", () => {
       "api_key",
       "tls_certificate",
     ]);
+  });
+
+  it("lists the kind of a removed: entry that has a record, in an account where GETs cost less", () => {
+    const record: StateRecord = {
+      address: "api_keys.old",
+      kind: "api_key",
+      id: "ak_old",
+      fingerprint: "0".repeat(64),
+      appliedAt: "2026-12-07T00:00:00.000Z",
+    };
+    const snapshot: StateSnapshot = {
+      ...state([record], 3),
+      listing: { counts: { api_key: 5_000 }, unrecorded: [] },
+    };
+    // Another workspace's object may carry api_keys.old's marker: the entry takes it out too.
+    const scope = refreshScope({ ...desired([], "marker"), removed: ["api_keys.old"] }, snapshot);
+    expect(scope.kinds).toEqual(["api_key"]);
+    expect(refreshScope(desired([], "marker"), snapshot).kinds).toEqual([]);
   });
 });
