@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { JsonReportWithFileCosts } from "./test/json-report.js";
 
 export default defineConfig({
   // examples/cdktf imports the CDKTF constructs by their package's name, as a user's app does: the
@@ -9,6 +10,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // The console report, and Vitest's JSON one with what each test file cost (test/json-report.ts),
+    // kept as an artifact of a CI run: `.ci/run` ends with the ten slowest files (scripts/slowest-tests.mjs).
+    reporters: ["default", new JsonReportWithFileCosts({ outputFile: "test-artifacts/vitest.json" })],
     // Bundles the CLI the tests start (test/global-setup.ts).
     globalSetup: ["test/global-setup.ts"],
     // Each test file starts its own reference server on an ephemeral port.

@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { applyPlan, hasChanges, reconcile, StateJournal, UnsafePlanError } from "../../src/engine/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
 import { desired, res, STACK } from "../engine/builders.js";
 import { type Bench, startBench } from "../engine/harness.js";
+import { liveAddresses } from "../helpers/live.js";
 
 const COUNT = 200;
 let bench: Bench;
@@ -34,15 +34,7 @@ const wanted = Array.from({ length: COUNT }, (_, i) =>
 );
 
 const markedPerAddress = async () => {
-  const live = await bench.api.listAll<{ id: string; metadata: string }>(
-    "/backends/tunnel_group",
-    "backends",
-  );
-  const per = new Map<string, number>();
-  for (const b of live) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === STACK) per.set(m.address, (per.get(m.address) ?? 0) + 1);
-  }
+  const per = await liveAddresses(bench.api, STACK);
   return { objects: [...per.values()].reduce((a, b) => a + b, 0), addresses: per.size };
 };
 

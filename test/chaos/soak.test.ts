@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
 import { type EngineEvent, hasChanges, reconcile } from "../../src/engine/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
 import { desired, res, STACK } from "../engine/builders.js";
 import { type Bench, startBench } from "../engine/harness.js";
+import { liveAddresses } from "../helpers/live.js";
 
 const FAULTS = "500=0.09,503=0.06,429=0.06,drop=0.04,seed=25,retry_after=0";
 const COUNT = 200;
@@ -64,17 +64,7 @@ it(`applies ${COUNT} resources at 25 % injected faults in one run, with no dupli
   const plan = await run("plan");
 
   // Count objects per marker address, reading without the faults' help: retry until a clean list.
-  let live: { id: string; metadata: string }[] | undefined;
-  for (let i = 0; i < 20 && !live; i++) {
-    live = await api
-      .listAll<{ id: string; metadata: string }>("/backends/tunnel_group", "backends")
-      .catch(() => undefined);
-  }
-  const perAddress = new Map<string, number>();
-  for (const b of live ?? []) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === STACK) perAddress.set(m.address, (perAddress.get(m.address) ?? 0) + 1);
-  }
+  const perAddress = await liveAddresses(api, STACK, { attempts: 20 });
   const duplicates = [...perAddress.values()].reduce((n, c) => n + c - 1, 0);
   const retried = events.filter((e) => e.type === "create_retrying").length;
   const recovered = events.filter((e) => e.type === "create_recovered").length;

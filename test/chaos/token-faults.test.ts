@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
 import { type EngineEvent, reconcile } from "../../src/engine/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
 import { desired, res, STACK } from "../engine/builders.js";
 import { type Bench, startBench } from "../engine/harness.js";
+import { API_KEYS, liveAddresses } from "../helpers/live.js";
 
 const FAULTS = "500=0.05,503=0.03,429=0.03,drop=0.02,lost=0.12,seed=31,retry_after=0";
 const COUNT = 64;
@@ -56,15 +56,7 @@ it(`${COUNT} API keys at 25 % faults with lost answers: every key has a working 
     options: { mode: "apply", parallelism: 4, createRetry: { retries: 6, baseDelayMs: 2, maxDelayMs: 20 } },
     onEvent: (e) => events.push(e),
   });
-  let live: { id: string; metadata: string }[] | undefined;
-  for (let i = 0; i < 20 && !live; i++) {
-    live = await api.listAll<{ id: string; metadata: string }>("/api_keys", "keys").catch(() => undefined);
-  }
-  const perAddress = new Map<string, number>();
-  for (const k of live ?? []) {
-    const m = decodeMetadata(k.metadata).marker;
-    if (m?.stack === STACK) perAddress.set(m.address, (perAddress.get(m.address) ?? 0) + 1);
-  }
+  const perAddress = await liveAddresses(api, STACK, { lists: [API_KEYS], attempts: 20 });
   const reissued = events.filter((e) => e.type === "token_reissued").length;
   const lostTold = events.filter((e) => e.type === "token_lost").length;
   console.log(`token faults: ${COUNT} keys, faults ${FAULTS}: ${reissued} keys made again for their token`);

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
 import { engineDeps, WATCH_DEFAULTS, type WatchEvent, WatchLoop } from "../../src/watch/index.js";
 import { foldStatus, initialStatus } from "../../src/watch/status.js";
+import { liveAddresses } from "../helpers/live.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const FAULTS = "500=0.05,503=0.03,429=0.02,drop=0.02,seed=12,retry_after=0";
@@ -76,17 +76,7 @@ it(`converges on ${COUNT} resources at 12 % faults, degraded (not failing) while
     status = foldStatus(status, e);
     if (e.type === "reconcile_failed" || e.type === "reconcile_succeeded") statuses.push(status.status);
   }
-  let live: { metadata: string }[] | undefined;
-  for (let i = 0; i < 20 && !live; i++) {
-    live = await api
-      .listAll<{ metadata: string }>("/backends/tunnel_group", "backends")
-      .catch(() => undefined);
-  }
-  const per = new Map<string, number>();
-  for (const b of live ?? []) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === "watch-soak") per.set(m.address, (per.get(m.address) ?? 0) + 1);
-  }
+  const per = await liveAddresses(api, "watch-soak", { attempts: 20 });
   const duplicates = [...per.values()].reduce((n, c) => n + c - 1, 0);
   const injected = server.requests.filter((r) => [0, 429, 500, 503].includes(r.status)).length;
   console.log(

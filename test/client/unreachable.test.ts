@@ -9,15 +9,13 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, NetworkError, type ResponseEvent } from "../../src/client/index.js";
+import { freePort } from "../helpers/ports.js";
 
 let port: number;
 let server: Server | undefined;
 beforeAll(async () => {
   // A port nothing listens on (yet): connections are refused.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  port = await freePort();
 });
 afterAll(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
 
@@ -60,12 +58,8 @@ it("sends one request per attempt while the API is unreachable, and all calls on
 
 it("retries an unreachable API inside a call by default (one call at a time)", async () => {
   const attempts: ResponseEvent[] = [];
-  const closed = createServer();
-  await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
-  const freePort = (closed.address() as AddressInfo).port;
-  await new Promise<void>((r) => closed.close(() => r()));
   const api = new ApiClient({
-    baseUrl: `http://127.0.0.1:${freePort}`,
+    baseUrl: `http://127.0.0.1:${await freePort()}`,
     apiKey: "k",
     retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
     onResponse: (e) => attempts.push(e),

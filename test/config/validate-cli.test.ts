@@ -2,35 +2,14 @@
  * `tgw validate` end to end: the real CLI in a child process, its exit code and its output.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: configuration text and messages contain ${...} on purpose
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tgw as runTgw } from "../cli/tgw.js";
 import { writeTree, yaml } from "./helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-// tsx by absolute URL: the child runs in temporary directories where node_modules is out of reach.
-const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function tgw(args: string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", TSX, MAIN, ...args],
-      { cwd, env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env } },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-        resolve({ code: typeof code === "number" ? code : 1, stdout, stderr });
-      },
-    );
-  });
-}
+/** `tgw args...` in `cwd` (default: the repository's root). */
+const tgw = (args: string[], cwd = ROOT) => runTgw(args, { cwd });
 
 const broken = {
   "a.yaml": yaml(
@@ -53,7 +32,12 @@ const brokenLines = [
 describe("tgw validate", () => {
   it("prints a one-line summary and exits 0 for a valid configuration", async () => {
     const run = await tgw(["validate", "-f", "examples/complete"]);
-    expect(run).toEqual({ code: 0, stdout: "valid: 13 resources, 9 modules in 4 files\n", stderr: "" });
+    expect(run).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "valid: 13 resources, 9 modules in 4 files\n",
+      stderr: "",
+    });
   });
 
   it("prints every problem as file:line:col: path: message and exits 1, without a stack trace", async () => {

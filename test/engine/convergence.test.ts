@@ -14,6 +14,7 @@ import {
   reconcile,
   StateJournal,
 } from "../../src/engine/index.js";
+import { freePort } from "../helpers/ports.js";
 import { desired, res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 
@@ -150,10 +151,7 @@ describe("an API that cannot be reached", () => {
       res(`tunnel_group_backends.u${i}`, { description: `${i}` }),
     );
     const { plan } = await bench.plan(wanted);
-    const free = createServer();
-    await new Promise<void>((r) => free.listen(0, "127.0.0.1", r));
-    const port = (free.address() as AddressInfo).port;
-    await new Promise<void>((r) => free.close(() => r()));
+    const port = await freePort();
     let requests = 0;
     const api = new ApiClient({
       baseUrl: `http://127.0.0.1:${port}`,

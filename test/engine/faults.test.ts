@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApplyFailedError, hasChanges } from "../../src/engine/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
+import { liveIds } from "../helpers/live.js";
 import { res, STACK } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 
@@ -59,17 +59,9 @@ it("reports what failed, records what succeeded, and converges on the next appli
   }
   expect(again).toBe(false);
 
-  // Read back without faults interfering: list until a clean read.
-  let live: { id: string; metadata: string }[] | undefined;
-  for (let i = 0; i < 20 && !live; i++) {
-    live = await bench.api
-      .listAll<{ id: string; metadata: string }>("/backends/tunnel_group", "backends")
-      .catch(() => undefined);
-  }
-  const addresses = (live ?? [])
-    .map((b) => decodeMetadata(b.metadata).marker)
-    .filter((m) => m?.stack === STACK)
-    .map((m) => m?.address);
+  // Read back without faults interfering (list until a clean read); a duplicate's address shows twice.
+  const live = await liveIds(bench.api, STACK, { attempts: 20 });
+  const addresses = [...live].flatMap(([address, ids]) => ids.map(() => address));
   expect(addresses.sort()).toEqual(wanted.map((r) => r.address).sort());
   const state = await bench.store.read();
   expect(Object.keys(state.resources).sort()).toEqual(wanted.map((r) => r.address).sort());

@@ -4,21 +4,18 @@
  * or wrong key is a clear error), and a new admin key minted with file access only, also through
  * `tgw serve --mint-admin-key`.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintAdminKeyInFile } from "../../src/server/mint.js";
 import { startServer } from "../../src/server/server.js";
 import { openDatabase } from "../../src/server/store/database.js";
+import { tgw } from "../cli/tgw.js";
 import { EXAMPLE_FIXTURES } from "../helpers/server.js";
 import { caller } from "./http.js";
 
 const KEY = "data-file-test-key-0123456789";
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/esm/index.mjs", import.meta.url));
 let dir: string;
 
 beforeAll(() => {
@@ -104,12 +101,11 @@ describe("a new admin key with file access", () => {
   it("tgw serve --mint-admin-key prints a token of a new account that an API call accepts", async () => {
     const dataPath = join(dir, "cli.db");
     (await startServer({ dataPath, dataKey: KEY })).close();
-    const run = spawnSync(
-      process.execPath,
-      ["--import", TSX, MAIN, "serve", "--data", dataPath, "--mint-admin-key", "--account", "new"],
-      { env: { ...process.env, NO_COLOR: "1", TGW_DATA_KEY: KEY }, encoding: "utf8" },
-    );
-    expect(run.status, run.stderr).toBe(0);
+    const run = await tgw(["serve", "--data", dataPath, "--mint-admin-key", "--account", "new"], {
+      cwd: dir,
+      env: { TGW_DATA_KEY: KEY },
+    });
+    expect(run.code, run.stderr).toBe(0);
     const token = /TGW_API_KEY=(\S+)/.exec(run.stdout)?.[1] ?? "";
     expect(run.stdout).toMatch(/of account acct_/);
     const server = await startServer({ dataPath, dataKey: KEY });

@@ -4,17 +4,15 @@
  * tests that drive it from outside, writes a request log that never holds a token, private key or
  * secret, and shuts down cleanly on SIGTERM and SIGINT.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { afterAll, expect, test } from "vitest";
+import { spawnTgw, tgw } from "../cli/tgw.js";
 import { caller } from "./http.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const FIXTURES = fileURLToPath(new URL("../../examples/fixtures.yaml", import.meta.url));
 const key = (name: string) => readFileSync(new URL(`../../examples/keys/${name}`, import.meta.url), "utf8");
 
@@ -31,14 +29,9 @@ interface Served {
 
 /** Starts `tgw serve` with `args` and waits for its URL. */
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ["--import", TSX, MAIN, "serve", "--port", "0", ...args], {
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      TGW_BOOTSTRAP_TOKEN: "",
-      TGW_DATA_KEY: "serve-test-data-key-0123",
-      ...env,
-    },
+  const child = spawnTgw(["serve", "--port", "0", ...args], {
+    cwd: dir,
+    env: { TGW_BOOTSTRAP_TOKEN: "", TGW_DATA_KEY: "serve-test-data-key-0123", ...env },
   });
   let out = "";
   let err = "";
@@ -77,15 +70,9 @@ test("--log-format human: one readable line per request, no secret; json is the 
   expect(served.stderr()).not.toContain(String(created.body.token));
   expect(served.stderr()).not.toContain("human-log-token");
 
-  const bad = spawn(process.execPath, ["--import", TSX, MAIN, "serve", "--log-format", "pretty"], {
-    env: process.env,
-  });
-  let err = "";
-  bad.stderr?.on("data", (d) => {
-    err += String(d);
-  });
-  expect(await new Promise((resolve) => bad.on("exit", resolve))).toBe(1);
-  expect(err).toContain("--log-format must be human or json, got pretty");
+  const bad = await tgw(["serve", "--log-format", "pretty"], { cwd: dir });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain("--log-format must be human or json, got pretty");
 });
 
 test("prints its URL and a generated token once; serves; logs no secret; exits on SIGTERM", async () => {
@@ -181,14 +168,7 @@ test("TGW_BOOTSTRAP_TOKEN is an admin token for the run and is not printed", asy
 });
 
 test("bad options are usage errors", async () => {
-  const child = spawn(process.execPath, ["--import", TSX, MAIN, "serve", "--rate-limit", "lots"], {
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  let err = "";
-  child.stderr?.on("data", (d) => {
-    err += String(d);
-  });
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  expect(code).toBe(1);
-  expect(err).toContain('invalid rate limit "lots"');
+  const bad = await tgw(["serve", "--rate-limit", "lots"], { cwd: dir });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('invalid rate limit "lots"');
 });

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
 import { FileStateStore } from "../../src/state/index.js";
 import { PostgresStateStore } from "../../src/state/postgres/store.js";
 import { tgw } from "../cli/tgw.js";
+import { liveAddresses } from "../helpers/live.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -40,15 +40,6 @@ async function workingCopy(stack: string, n: number, extra = ""): Promise<string
     lines.push(`  b${String(i).padStart(3, "0")}:`, `    description: backend ${i}`);
   await writeFile(join(dir, "tgw.yaml"), `${lines.join("\n")}\n`);
   return dir;
-}
-
-async function liveAddresses(stack: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const b of await api.listAll<{ metadata: string }>("/backends/tunnel_group", "backends")) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === stack) counts.set(m.address, (counts.get(m.address) ?? 0) + 1);
-  }
-  return counts;
 }
 
 describe.skipIf(pg === undefined)("PostgreSQL state through the CLI", () => {
@@ -133,7 +124,7 @@ describe.skipIf(pg === undefined)("PostgreSQL state through the CLI", () => {
     const applied = runs.filter((r) => /: created /.test(r.stdout));
     expect(applied).toHaveLength(1);
     expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(40);
-    const counts = await liveAddresses("race");
+    const counts = await liveAddresses(api, "race");
     expect(counts.size).toBe(40);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   }, 120_000);

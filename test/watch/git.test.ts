@@ -9,12 +9,12 @@ import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStateStore } from "../../src/state/postgres/store.js";
 import { defaultGitDataDir } from "../../src/watch/fleet.js";
+import { freePort } from "../helpers/ports.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { keysDescribed, startWatch } from "./child.js";
@@ -28,16 +28,6 @@ afterAll(async () => {
   await server?.close();
   await pg?.stop();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A repository with `infra/main.yaml`; `commit(text)` commits a new version and returns its id. */
 function repository() {

@@ -4,15 +4,10 @@
  * configuration is invalid (interval runs included), `/healthz` answers 503, and the next valid edit
  * is applied.
  */
-import { spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { tgw } from "../cli/tgw.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { keysDescribed, scratchConfig, startWatch, type Watcher } from "./child.js";
-
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 let server: TestServer;
 let watcher: Watcher;
@@ -66,12 +61,8 @@ it("reports an invalid edit with its positions, calls nothing, then applies the 
       .join("\n"),
   );
 
-  const validate = spawnSync(process.execPath, ["--import", TSX, MAIN, "validate", "-f", "config"], {
-    cwd: scratch.root,
-    env: { ...process.env, NO_COLOR: "1" },
-    encoding: "utf8",
-  });
-  expect(validate.status).toBe(1);
+  const validate = await tgw(["validate", "-f", "config"], { cwd: scratch.root });
+  expect(validate.code).toBe(1);
   expect(logged).toEqual(problemLines(validate.stderr));
   expect(logged).toHaveLength(2);
   expect(logged.join("\n")).toMatch(/^config\/main\.yaml:4:18: api_keys\.ci\.description: .*255/m);

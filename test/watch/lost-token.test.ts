@@ -4,9 +4,9 @@
  * (issue 31: a token is never lost without a word).
  */
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { freePort } from "../helpers/ports.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { scratchConfig, startWatch } from "./child.js";
 
@@ -15,16 +15,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 it("a removed token file makes the watcher degraded, names the key, and counts it in /metrics", async () => {
   const config = scratchConfig("tgw-lost-token-", {

@@ -6,10 +6,10 @@
  * (short lease here) and finishes the apply; nothing is created twice, and a frozen leader that wakes
  * up writes nothing (issue 31 §3).
  */
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/client/index.js";
-import { decodeMetadata } from "../../src/model/index.js";
+import { liveAddresses } from "../helpers/live.js";
+import { freePort } from "../helpers/ports.js";
 import { startTestPostgres } from "../helpers/postgres.js";
 import { startHoldingProxy } from "../helpers/proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -27,25 +27,6 @@ afterAll(async () => {
   await server?.close();
   await pg?.stop();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function liveAddresses(stack: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const b of await api.listAll<{ metadata: string }>("/backends/tunnel_group", "backends")) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === stack) counts.set(m.address, (counts.get(m.address) ?? 0) + 1);
-  }
-  return counts;
-}
 
 /** Objects of the replicas' stack: 400, so that the apply is long. */
 const N = 400;
@@ -108,7 +89,7 @@ const posts = () => server.mutations().filter((r) => r.method === "POST").length
 
 /** Every address of `stack` is live exactly once, and the server received exactly N creates. */
 async function expectEachOnce(stack: string): Promise<void> {
-  const counts = await liveAddresses(stack);
+  const counts = await liveAddresses(api, stack);
   expect(counts.size).toBe(N);
   expect([...counts.entries()].filter(([, c]) => c !== 1)).toEqual([]);
   expect(posts()).toBe(N);

@@ -10,8 +10,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../../src/client/index.js";
-import { decodeMetadata } from "../../../src/model/index.js";
 import { FileStateStore } from "../../../src/state/index.js";
+import { liveAddresses } from "../../helpers/live.js";
 import { startTestServer, type TestServer } from "../../helpers/server.js";
 import { manyBackends, spawnTgw, tgw } from "../tgw.js";
 
@@ -31,16 +31,6 @@ afterAll(async () => {
 const target = () => ({ url: server.url, token: server.token });
 const N = 300;
 
-/** Addresses of live backends carrying the marker of `stack`, with how many objects carry each. */
-async function liveAddresses(stack: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const b of await api.listAll<{ metadata: string }>("/backends/tunnel_group", "backends")) {
-    const m = decodeMetadata(b.metadata).marker;
-    if (m?.stack === stack) counts.set(m.address, (counts.get(m.address) ?? 0) + 1);
-  }
-  return counts;
-}
-
 it("SIGKILL during an apply of 300 creates, then apply again: 300 live, none duplicated, none orphaned", async () => {
   // 300: progress reaches a pipe in batches (every 0.1 s), and the kill must come before the end.
   const dir = await manyBackends(N, "crash");
@@ -59,7 +49,7 @@ it("SIGKILL during an apply of 300 creates, then apply again: 300 live, none dup
   });
   await killed;
   expect(child.signalCode).toBe("SIGKILL");
-  const before = await liveAddresses("crash");
+  const before = await liveAddresses(api, "crash");
   expect(before.size).toBeGreaterThanOrEqual(20);
   expect(before.size).toBeLessThan(N);
   // The state (written before the first create) is readable, records no more than exists, and
@@ -81,7 +71,7 @@ it("SIGKILL during an apply of 300 creates, then apply again: 300 live, none dup
   );
   // Only the missing ones were created: nothing sent twice.
   expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(N - before.size);
-  const after = await liveAddresses("crash");
+  const after = await liveAddresses(api, "crash");
   expect(after.size).toBe(N);
   expect([...after.values()].every((n) => n === 1)).toBe(true);
   const state = await new FileStateStore(join(dir, ".tgw", "state.json"), { stack: "crash" }).read();
@@ -105,7 +95,7 @@ it("two applies at once: each either succeeds or fails naming the lock holder; n
   }
   expect(runs.some((r) => r.code === 0)).toBe(true);
   expect(server.mutations().filter((r) => r.method === "POST")).toHaveLength(60);
-  const counts = await liveAddresses("twice");
+  const counts = await liveAddresses(api, "twice");
   expect(counts.size).toBe(60);
   expect([...counts.values()].every((n) => n === 1)).toBe(true);
 }, 120_000);

@@ -12,6 +12,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "../../helpers/ports.js";
 import { startTestServer, type TestServer } from "../../helpers/server.js";
 import { callApi, keysDescribed, startWatch } from "../../watch/child.js";
 import { type Run, tgw } from "../tgw.js";
@@ -214,7 +215,7 @@ describe("a state: block", () => {
 describe("tgw watch", () => {
   it("a configuration naming the API key: the secret is in no log line, nor in /metrics, /healthz or /status.json", async () => {
     const dir = await repository(keyWith("x ${env:TGW_API_KEY}"));
-    const healthPort = 20_000 + Math.floor(Math.random() * 20_000);
+    const healthPort = await freePort();
     const w = startWatch({
       dir,
       api: server,

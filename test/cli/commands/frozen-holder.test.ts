@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../../src/client/index.js";
-import { decodeMetadata } from "../../../src/model/index.js";
 import { FileStateStore } from "../../../src/state/index.js";
+import { API_KEYS, liveIds } from "../../helpers/live.js";
 import { startTestServer, type TestServer } from "../../helpers/server.js";
 import { spawnTgw, tgw } from "../tgw.js";
 
@@ -35,14 +35,7 @@ const STACK = "frozen";
 const name = (i: number) => `k${String(i).padStart(3, "0")}`;
 
 /** Ids of the live API keys carrying this stack's marker, by the marker's address. */
-async function liveKeys(): Promise<Map<string, string[]>> {
-  const byAddress = new Map<string, string[]>();
-  for (const k of await api.listAll<{ id: string; metadata: string }>("/api_keys", "keys")) {
-    const m = decodeMetadata(k.metadata).marker;
-    if (m?.stack === STACK) byAddress.set(m.address, [...(byAddress.get(m.address) ?? []), k.id]);
-  }
-  return byAddress;
-}
+const liveKeys = () => liveIds(api, STACK, { lists: [API_KEYS] });
 
 it("an apply frozen while its lock is taken over stops with state_lock_lost once woken: no duplicate key, no dead token", async () => {
   const dir = await mkdtemp(join(tmpdir(), "tgw-frozen-"));

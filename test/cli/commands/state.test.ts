@@ -2,37 +2,15 @@
  * `tgw state list | show | rm`, run as a user runs them: the real CLI in its own process, in a
  * temporary directory, against a state written by the file store.
  */
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileStateStore, type StateRecord, type StateSnapshot } from "../../../src/state/index.js";
+import { tgw as runTgw } from "../tgw.js";
 
-const MAIN = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function tgw(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", TSX, MAIN, ...args],
-      { cwd, env: { ...process.env, NO_COLOR: "1" } },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === "number" ? err.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+/** `tgw args...` in `cwd`, with no API (the state commands do not call it). */
+const tgw = (args: string[], cwd: string) => runTgw(args, { cwd });
 
 const sha = (c: string) => c.repeat(64);
 const RECORDS: StateRecord[] = [

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiClient } from "../../../src/client/index.js";
-import { decodeMetadata } from "../../../src/model/index.js";
 import { FileStateStore, type StateSnapshot } from "../../../src/state/index.js";
+import { API_KEYS, liveIds, TUNNEL_GROUP_BACKENDS } from "../../helpers/live.js";
 import { type HoldingProxy, startHoldingProxy } from "../../helpers/proxy.js";
 import { startTestServer, type TestServer } from "../../helpers/server.js";
 import { spawnTgw, tgw } from "../tgw.js";
@@ -82,19 +82,11 @@ function started(args: string[], dir: string, url: string) {
 
 /** Live objects carrying the marker of `stack`: how many carry each address, and their ids by address. */
 async function live(stack: string): Promise<{ counts: Map<string, number>; ids: Map<string, string> }> {
-  const counts = new Map<string, number>();
-  const ids = new Map<string, string>();
-  const lists = [
-    await api.listAll<{ id: string; metadata: string }>("/api_keys", "keys"),
-    await api.listAll<{ id: string; metadata: string }>("/backends/tunnel_group", "backends"),
-  ];
-  for (const item of lists.flat()) {
-    const m = decodeMetadata(item.metadata).marker;
-    if (m?.stack !== stack) continue;
-    counts.set(m.address, (counts.get(m.address) ?? 0) + 1);
-    ids.set(m.address, item.id);
-  }
-  return { counts, ids };
+  const byAddress = [...(await liveIds(api, stack, { lists: [API_KEYS, TUNNEL_GROUP_BACKENDS] }))];
+  return {
+    counts: new Map(byAddress.map(([address, ids]) => [address, ids.length])),
+    ids: new Map(byAddress.map(([address, ids]) => [address, ids.at(-1) as string])),
+  };
 }
 
 function readState(dir: string, stack: string): Promise<StateSnapshot> {
