@@ -242,6 +242,12 @@ export class RenameStateMv extends Base {
       this.done = `${to} is taken: nothing`;
       return;
     }
+    // Onto the target of a `moved:` entry whose source is recorded, the next plan refuses the entry
+    // (MoveConflictError, tested in test/cli/commands/rename.test.ts): a user removes the entry first.
+    if (m.moved.some((move) => move.to === to)) {
+      this.done = `an entry moves onto ${to}: nothing`;
+      return;
+    }
     // `tgw state mv` moves the record, not the object: a record whose id is not the object the model
     // knows for `from` (another workspace made a new one since) moves that other id.
     const recorded = (await storeOf(w, w.main).read()).resources[from]?.id;
