@@ -21,7 +21,7 @@ import type { Document } from "yaml";
 import type { MapEntry, Node, Position, ScalarNode } from "../model/validation/nodes.js";
 import { childPath, itemPath } from "../model/validation/paths.js";
 import type { ProblemList } from "../model/validation/problems.js";
-import { parseYamlDirect } from "./yaml-direct.js";
+import { parseYamlDirect, TooManyNodes } from "./yaml-direct.js";
 
 export type { MapEntry, MapNode, Node, Position, ScalarNode, SeqNode } from "../model/validation/nodes.js";
 
@@ -81,8 +81,16 @@ const MAX_NODES = 200_000;
  * @returns the root node of every non-empty document (none when the file has a syntax error)
  */
 export function parseYaml(file: string, text: string, problems: ProblemList): Node[] {
-  return parseYamlDirect(file, text, MAX_NODES, MAX_DEPTH) ?? parseYamlFull(file, text, problems);
+  try {
+    return parseYamlDirect(file, text, MAX_NODES, MAX_DEPTH) ?? parseYamlFull(file, text, problems);
+  } catch (err) {
+    if (!(err instanceof TooManyNodes)) throw err;
+    problems.add(err.pos, "", TOO_MANY_NODES);
+    return [];
+  }
 }
+
+const TOO_MANY_NODES = `the file holds more than ${MAX_NODES.toLocaleString("en-US")} YAML nodes (keys, values and collections, aliases expanded): split it into several files (-f takes a directory), or expand fewer aliases`;
 
 /** parseYaml with the `yaml` package only (exported for the test that compares both paths). */
 export function parseYamlFull(file: string, text: string, problems: ProblemList): Node[] {
@@ -153,7 +161,7 @@ function convertNode(
     const reason =
       depth > MAX_DEPTH
         ? `the document nests deeper than ${MAX_DEPTH} levels (an alias that refers to itself?)`
-        : `the file holds more than ${MAX_NODES.toLocaleString("en-US")} YAML nodes (keys, values and collections, aliases expanded): split it into several files (-f takes a directory), or expand fewer aliases`;
+        : TOO_MANY_NODES;
     throw new TooDeep(isNode(node) ? at(node.range?.[0]) : fallback, path, reason);
   }
   if (lib.isAlias(node)) {

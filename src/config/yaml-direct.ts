@@ -92,6 +92,17 @@ class DirectEntry implements MapEntry {
   }
 }
 
+/**
+ * Thrown past `maxNodes` nodes: the file is refused whichever path reads it (the full one counts at
+ * least as many: it expands aliases), so it is not read again by the full path, which would build
+ * every node first (seconds and hundreds of MB for a file of 200,000 keys).
+ */
+export class TooManyNodes extends Error {
+  constructor(readonly pos: Position) {
+    super("too many YAML nodes");
+  }
+}
+
 /** Thrown when the text leaves the subset; caught by parseYamlDirect. */
 class Decline extends Error {}
 const DECLINE = new Decline("outside the direct path's subset");
@@ -124,7 +135,8 @@ const FLOW_INDICATORS = new Set([COMMA, 0x5b, 0x5d, 0x7b, 0x7d]);
 /**
  * Parses `text` when it is within the direct path's subset.
  * @param file display path used in positions
- * @param maxNodes, maxDepth the full parser's bounds; beyond them, undefined
+ * @param maxNodes, maxDepth the full parser's bounds; beyond `maxDepth`, undefined
+ * @throws TooManyNodes past `maxNodes` nodes
  * @returns the root node of the file's one document (a mapping or a sequence: a scalar alone
  *   declines), [] for a file with only comments and blank lines, or undefined: try the next path
  */
@@ -192,7 +204,9 @@ class DirectParser {
   }
 
   private counted(depth: number): void {
-    if (++this.count > this.maxNodes || depth > this.maxDepth) decline();
+    if (++this.count > this.maxNodes)
+      throw new TooManyNodes({ file: this.file, line: this.line, col: this.col(this.pos) });
+    if (depth > this.maxDepth) decline();
   }
 
   /** From a line start: past blank and comment lines, to the first character of a line with content. */

@@ -84,4 +84,19 @@ describe("tgw validate", () => {
       addresses: ["edges.tcp.edgtcp_1.backend", "tunnel_group_backends.web"],
     });
   });
+
+  it("refuses a file of more than 200,000 YAML nodes within little memory (200,000 keys, 12.8 MB)", async () => {
+    const lines = ["stack: huge", "api_keys:"];
+    for (let i = 0; i < 200_000; i++)
+      lines.push(`  key${i}:`, `    description: the key number ${i} of the stack`);
+    const cwd = writeTree({ "tgw.yaml": `${lines.join("\n")}\n` });
+    // Read whole by the `yaml` package first, the file took about 700 MB (and 18 s): a heap of 256 MB
+    // ran out. Counted as it is read, it is refused halfway.
+    const run = await runTgw(["validate", "-f", "."], {
+      cwd,
+      env: { NODE_OPTIONS: "--max-old-space-size=256" },
+    });
+    expect(run.stderr).toMatch(/^tgw\.yaml:\d+:\d+: the file holds more than 200,000 YAML nodes .*split it/m);
+    expect(run.code).toBe(1);
+  }, 60_000);
 });
