@@ -215,7 +215,8 @@ function appendChange(lines: string[], ch: Change, c: Colors): void {
         rows.push(...elements);
         continue;
       }
-      const r = row("~", name, before?.[name], after?.[name], name === kind.metadataField);
+      const marker = name === kind.metadataField ? markerNote(ch) : undefined;
+      const r = row("~", name, before?.[name], after?.[name], marker);
       if (ch.replaceFields?.includes(name)) r.text[r.text.length - 1] += c.dim(" # forces replacement");
       rows.push(r);
     }
@@ -299,7 +300,18 @@ function elementRows(name: string, before: unknown, after: unknown): Row[] | und
 }
 
 /** One field line (plus continuation lines for blocks), values already masked. */
-function row(sign: "+" | "~", name: string, before: unknown, after: unknown, carriesMarker = false): Row {
+/** What a metadata change that only writes the ownership marker says: a rename names both addresses. */
+function markerNote(ch: Change): string {
+  return ch.movedFrom
+    ? `ownership marker rewritten: ${ch.movedFrom} -> ${ch.address}`
+    : "ownership marker written";
+}
+
+/**
+ * One field line (plus continuation lines for blocks), values already masked. `marker`: the note of
+ * the metadata field when only its ownership marker changes (removed before comparing).
+ */
+function row(sign: "+" | "~", name: string, before: unknown, after: unknown, marker?: string): Row {
   const pad = "        ";
   if (sign === "+") {
     if (isMultiline(after))
@@ -308,12 +320,12 @@ function row(sign: "+" | "~", name: string, before: unknown, after: unknown, car
   }
   if (canonicalJson(before) === canonicalJson(after)) {
     // Equal once masked: a secret changed, or only the ownership marker (removed before comparing).
-    const note = containsSensitive(after)
-      ? "(sensitive value changed)"
-      : carriesMarker
-        ? "(ownership marker added)"
-        : "(changed)";
-    return { sign, name, text: [`${formatValue(after, FIELD_INDENT)} ${note}`] };
+    if (containsSensitive(after))
+      return { sign, name, text: [`${formatValue(after, FIELD_INDENT)} (sensitive value changed)`] };
+    if (marker === undefined) return { sign, name, text: [`${formatValue(after, FIELD_INDENT)} (changed)`] };
+    // No user metadata: the marker is all that changes, and `""` would read as a value.
+    const empty = after === undefined || after === "" || canonicalJson(after) === "{}";
+    return { sign, name, text: [empty ? `(${marker})` : `${formatValue(after, FIELD_INDENT)} (${marker})`] };
   }
   if (
     (isMultiline(before) || isMultiline(after)) &&
