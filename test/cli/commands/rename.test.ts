@@ -116,7 +116,9 @@ it("moved: twice in a row (a chain), with honest plan text; the object and its t
   const first = await run("plan");
   expect(first.stdout).toContain("moved from api_keys.operator (its ownership marker is rewritten)");
   // The metadata line says what changes, not `metadata = "" (ownership marker added)`.
-  expect(first.stdout).toMatch(/~ metadata += \(ownership marker rewritten: api_keys\.operator -> api_keys\.ops\)/);
+  expect(first.stdout).toMatch(
+    /~ metadata += \(ownership marker rewritten: api_keys\.operator -> api_keys\.ops\)/,
+  );
   expect(first.stdout).not.toContain('""');
   expect(first.stdout).not.toContain("no longer exist");
   expect(first.stdout).not.toContain("marker is missing");
