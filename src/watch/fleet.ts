@@ -109,10 +109,15 @@ export class GitFollower {
     }
   }
 
-  /** `deps` whose loads read one whole revision, and remember which. */
+  /**
+   * `deps` whose loads read one whole revision, and remember which; a problem names its file as the
+   * repository does (`tgw.yaml`, not the working copy's temporary path).
+   */
   wrap(deps: WatchDeps): WatchDeps {
     return {
       ...deps,
+      configProblems: (err) =>
+        deps.configProblems(err)?.map((p) => ({ ...p, file: this.source.repositoryPath(p.file) })),
       load: async () => {
         const { value } = await this.source.whileReading(async () => {
           this.#loading = this.source.revision;
@@ -129,7 +134,9 @@ export class GitFollower {
     if (event.type === "config_invalid" && this.#loading !== undefined && !event.repeated) {
       const p = event.problems[0];
       const problem =
-        p === undefined ? "invalid configuration" : `${p.file}:${p.line}:${p.col}: ${p.message}`;
+        p === undefined
+          ? "invalid configuration"
+          : `${p.file}:${p.line}:${p.col} at ${this.#loading.slice(0, 12)}: ${p.message}`;
       this.#status = { ...this.#status, invalid: { revision: this.#loading, problem } };
       this.#emit({
         type: "revision",

@@ -20,7 +20,7 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, cp, lstat, mkdir, readFile, readlink, rm, symlink } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { TgwError } from "../errors.js";
 import { redactUrl } from "../state/postgres/url.js";
@@ -60,6 +60,11 @@ export class GitSource {
   /** The URL for messages (no password). */
   get display(): string {
     return redactUrl(this.#opts.url);
+  }
+
+  /** `file` (as the loader shows it: relative to the working directory, or absolute) as the repository names it. */
+  repositoryPath(file: string): string {
+    return relative(this.#opts.dir, resolve(file));
   }
 
   /** The configuration directory in the working copy (`-f` of the watch loop). */

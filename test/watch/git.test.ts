@@ -121,6 +121,15 @@ describe.skipIf(pg === undefined)("tgw watch --git", () => {
       };
       expect(status.revision).toMatchObject({ applied: first, fetched: bad, invalid: { revision: bad } });
       expect(status.revision.invalid.problem).toContain("descriptio");
+      // Named as the repository names it, at its revision: not under the working copy's temporary path.
+      expect(status.revision.invalid.problem).toMatch(
+        new RegExp(`^infra\\/main\\.yaml:4:5 at ${bad.slice(0, 12)}: `),
+      );
+      expect(invalid.event.problem).toBe(status.revision.invalid.problem);
+      const logged = w.events().find((e) => e.event === "config_invalid") as unknown as {
+        problems: { file: string }[];
+      };
+      expect(logged.problems.map((p) => p.file)).toEqual(["infra/main.yaml"]);
       expect(await keysDescribed(server, "git-first")).toHaveLength(1);
 
       // A good commit again: applied, and recorded with the state.
