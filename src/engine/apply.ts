@@ -185,14 +185,20 @@ async function syncState(ctx: ApplyContext, plan: Plan): Promise<void> {
     const record = keepDelivery(buildRecord(getKind(c.kind), resource, c.id, fields, ctx.now()), before);
     return sameRecord(records[c.address], record) ? [] : [record];
   });
+  // A renamed object's record (`moved:`) moves in the write that forgets its old address: a run cut
+  // off before its update (the marker's PATCH) must not leave the object unrecorded.
+  const renamed = plan.changes.flatMap((c) => {
+    const old = c.movedFrom && c.action === "update" ? records[c.movedFrom] : undefined;
+    return old?.id === c.id && old ? [{ ...old, address: c.address }] : [];
+  });
   const pending = ctx.desired.ownership === "marker" ? pendingCreates(ctx, plan) : [];
   const forget = plan.forget.filter((a) => a in records);
   const recover = [...recovered.values()];
-  if (adopted.length + forget.length + pending.length + recover.length === 0) return;
+  if (adopted.length + renamed.length + forget.length + pending.length + recover.length === 0) return;
   await ctx.journal.update(
     (recs) => {
       for (const address of forget) delete recs[address];
-      for (const record of [...recover, ...adopted, ...pending]) recs[record.address] = record;
+      for (const record of [...recover, ...renamed, ...adopted, ...pending]) recs[record.address] = record;
     },
     { now: true },
   );

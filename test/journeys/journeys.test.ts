@@ -669,4 +669,22 @@ describe("journeys found by the random run", () => {
       [["api_keys.a", "one"]],
       [new Add("api_keys.d", "one"), new KilledApply(2), new RenameMoved(1, "b")],
     ));
+
+  // Found by seed 1337 at run 2,136 on 918ce46: a moved: d -> c applied by an apply killed before the
+  // marker's PATCH answered. The apply's first write forgot d, and c was written only after the PATCH:
+  // the object was recorded nowhere, and the next apply made c again.
+  it("moved: d -> c, the apply killed before the marker's PATCH: the record moved in its first write (fixed)", () =>
+    journey(
+      [
+        ["api_keys.a", "one"],
+        ["tunnel_group_backends.a", "one"],
+      ],
+      [
+        new Add("api_keys.b", "one"),
+        new RenameStateMv(0, "d"),
+        new RenameMoved(1, "c"),
+        new KilledApply(3),
+        new RenameStateMv(0, "a"),
+      ],
+    ));
 });
