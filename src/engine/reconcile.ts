@@ -169,7 +169,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileResult>
     let state = await readState(run);
     let { plan, listing } = await planOnce(run, state);
     if (mode === "plan" || !wantsApply(run, plan, state, listing))
-      return await withoutApply(run, plan, state);
+      return await withoutApply(run, plan, state, unlock !== undefined);
     signal?.throwIfAborted();
     if (options.approve && hasChanges(plan) && !(await options.approve(plan))) {
       throw new NotConfirmedError("apply cancelled: nothing was changed");
@@ -337,9 +337,17 @@ function listingToRecord(state: StateSnapshot, listing: StateListing): boolean {
   return state.serial > 0 && !sameUnrecorded(state.listing, listing);
 }
 
-/** The result of a run that does not apply, once the tokens the plan loses are reported. */
-async function withoutApply(run: Run, plan: Plan, state: StateSnapshot): Promise<ReconcileResult> {
-  await reportLostTokens(run, plan, state);
+/**
+ * The result of a run that does not apply, once the tokens the plan loses are reported; `locked` (an
+ * apply with nothing to change, under the state lock) moves kept keys' tokens found elsewhere too.
+ */
+async function withoutApply(
+  run: Run,
+  plan: Plan,
+  state: StateSnapshot,
+  locked = false,
+): Promise<ReconcileResult> {
+  await reportLostTokens(run, plan, state, undefined, locked);
   return { plan, applied: false, state };
 }
 

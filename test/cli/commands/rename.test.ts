@@ -286,3 +286,23 @@ it("state mv without the rename in the configuration: the plan says what the sta
   expect(again.code).toBe(0);
   expect((await state()).resources["api_keys.a"]?.id).toBe(id);
 });
+
+it("state mv with ownership: state-only, then the rename in YAML: an apply with nothing to change still moves the token file", async () => {
+  const write = (name: string) =>
+    writeFile(
+      join(ctx.dir, "tgw.yaml"),
+      `stack: state-only-mv\nownership: state-only\napi_keys:\n  ${name}: {description: the key}\n`,
+    );
+  await write("ops");
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+  const token = await readFile(join(ctx.dir, ".tgw", "secrets", "ops.token"), "utf8");
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.admin")).code).toBe(0);
+  await write("admin");
+  // No marker to rewrite: the plan has no changes, and the apply moves the token all the same.
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.code).toBe(0);
+  expect(applied.stdout).toContain("api_keys.admin: its token file was at .tgw/secrets/ops.token");
+  expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+  expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
+});
