@@ -172,13 +172,14 @@ export async function writeKeyToken(
 async function clearFor(
   file: string,
   address: string,
-): Promise<{ path: string; holder: string } | undefined> {
+): Promise<{ path: string; holder: string; owner?: string } | undefined> {
   const { token, owner } = tokenOwner(file);
   if (token === undefined) {
     await rm(file, { force: true });
     return undefined;
   }
-  return { path: await moveAside(file, nameOf(address), holderId(token, owner)), holder: holderOf(owner) };
+  const path = await moveAside(file, nameOf(address), holderId(token, owner));
+  return { path, holder: holderOf(owner), ...(owner ? { owner: owner.key_id } : {}) };
 }
 
 /**
@@ -335,12 +336,24 @@ async function moveInto(
   files: KeyTokenFiles,
   emit: (e: EngineEvent) => void,
 ): Promise<void> {
+  const holders = await files.holders(dirname(to));
   const aside = existsSync(to) ? await clearFor(to, c.address) : undefined;
-  if (aside) emit({ type: "token_set_aside", address: c.address, ...aside, reason: "occupied" });
+  if (aside) {
+    // The key whose token was there finds it where it went (it may be kept too, later in the plan).
+    if (aside.owner !== undefined) holders.set(aside.owner, aside.path);
+    emit({
+      type: "token_set_aside",
+      address: c.address,
+      path: aside.path,
+      holder: aside.holder,
+      reason: "occupied",
+    });
+  }
   await moveTokenFile(from, to);
-  (await files.holders(dirname(to))).delete(c.id as string);
+  holders.set(c.id as string, to);
   emit({ type: "token_moved", address: c.address, from, path: to });
 }
+
 /** What `lostTokens` and `moveTokenFiles` read of a configuration's token files, once per run. */
 interface KeyTokenFiles {
   configDir: string;

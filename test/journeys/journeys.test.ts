@@ -687,4 +687,16 @@ describe("journeys found by the random run", () => {
         new RenameStateMv(0, "a"),
       ],
     ));
+
+  // Found by seed 20261207 at run 4,635 on 918ce46: state mv b c, then state mv d b. The apply moved
+  // d.token to b.token, setting aside the token there (c's key's), and then moved b.token, by then d's
+  // token, to c.token: the index of who holds what was not told of the set-aside.
+  it("state mv b c, then state mv d b: each key's token file follows it (fixed)", () =>
+    journey(
+      [
+        ["api_keys.d", "one"],
+        ["api_keys.b", "one"],
+      ],
+      [new RenameStateMv(0, "c"), new RenameStateMv(1, "b")],
+    ));
 });
