@@ -285,6 +285,9 @@ export class StateRm extends Base {
     )
       current = move.to;
     recordsLost(m, [address, current]);
+    // Another workspace's object may carry the address's marker too: the next apply adopts the
+    // oldest (docs/state.md > Identity), which may not be the one the model knew.
+    if ((await ownedObjects(w)).filter((o) => o.address === current).length > 1) m.mayChange.add(current);
     this.done = address;
   }
   describe() {
