@@ -332,8 +332,8 @@ async function keepToken(
     // made the key again); this token, the key's only copy, is written aside.
     let lost = await lockLost(ctx);
     if (lost) file = keyAsidePath(file, key);
-    // Written at once (not queued) when the lock can be lost meanwhile.
-    const aside = await writeKeyToken(file, token, key, lost || ctx.fence !== undefined);
+    // Queued with others unless it goes aside: the check below runs once the file is in place, queued or not.
+    const aside = await writeKeyToken(file, token, key, lost);
     if (!lost && (await lockLost(ctx))) {
       // Lost while writing (a freeze after the check): taken back, the new holder's file restored.
       file = await takeBackKeyToken(file, key, aside?.path);

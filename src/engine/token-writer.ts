@@ -239,8 +239,8 @@ export class TokenWriter {
  *   token over a token file (it sets it aside first): this is for a sidecar left alone, or a race.
  * The first `IN_THREAD_TOKEN_FILES` files of a process are written in this thread; later ones by a
  * worker thread, in batches (an apply of thousands of keys), identically; with `inThread`, in this
- * thread at once (a caller that just checked its state lock: a queued write could land after a freeze
- * in which the lock was taken over).
+ * thread at once (a token written aside once the state lock was lost). A fenced apply queues too: it
+ * confirms its lock again once the file is in place, queued or not (./operations.ts keepToken).
  * @throws Error from the file system (permission denied, read-only disk...), with its `code`.
  */
 export function writeTokenFile(
