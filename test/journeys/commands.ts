@@ -429,7 +429,17 @@ export class LoseStateTakeover extends Base {
     recordsLost(m);
     // Objects left alone earlier (a state rm, an older takeover) may carry the marker of an address
     // too: the takeover adopts the oldest, which may not be the one the model knew.
-    if ((await ownedObjects(w)).length > m.desired.size) for (const a of m.desired.keys()) m.mayChange.add(a);
+    const owned = await ownedObjects(w);
+    if (owned.length > m.desired.size) for (const a of m.desired.keys()) m.mayChange.add(a);
+    // So may an object a `moved:` entry renames onto an address whose old marker another object still
+    // carries (an unapplied `tgw state mv` away from it): two claims, the oldest adopted.
+    const moves = new Map(validMoves(m).map((move) => [move.from, move.to]));
+    const claims = new Map<string, number>();
+    for (const o of owned) {
+      const to = moves.get(o.address) ?? o.address;
+      claims.set(to, (claims.get(to) ?? 0) + 1);
+    }
+    for (const [a, n] of claims) if (n > 1 && m.desired.has(a)) m.mayChange.add(a);
     const applied = await applyAsDocumented(w, m, w.main, { takeover: true });
     await checkConverged(w, m, w.main, applied);
     await keepCopy(w);

@@ -717,4 +717,20 @@ describe("journeys found by the random run", () => {
       ],
       [new RenameStateMv(0, "c"), new RenameStateMv(1, "b")],
     ));
+
+  // Found by seed 20261207 at run 6,088 on 2163783 (its replay passed alone): state mv d a, not
+  // applied, then moved: b -> d, then the state lost. Two objects claim d: the one still marked d and
+  // the one the entry renames from b; the takeover adopts the older, and both were made in one second
+  // (ids in random order). The model expected the one it knew. Eight times: a model that expects
+  // either one fails in all but 1 of 256.
+  it("state mv d a, moved: b -> d, the state lost: the takeover adopts either of the two claims on d (fixed: the model)", async () => {
+    for (let i = 0; i < 8; i++)
+      await journey(
+        [
+          ["tunnel_group_backends.d", "one"],
+          ["tunnel_group_backends.b", "one"],
+        ],
+        [new RenameStateMv(3, "a"), new RenameMoved(3, "d"), new LoseStateTakeover()],
+      );
+  });
 });
