@@ -129,6 +129,16 @@ export class GitFollower {
     };
   }
 
+  /**
+   * `event` as the log and the status page show it: the files of its trigger (the working copy's, changed
+   * by a checkout) named as the repository names them (`infra/main.yaml`).
+   */
+  asRepository(event: WatchEvent): WatchEvent {
+    if (!("trigger" in event) || event.trigger.files.length === 0) return event;
+    const files = event.trigger.files.map((f) => this.source.repositoryPath(f));
+    return { ...event, trigger: { ...event.trigger, files } } as WatchEvent;
+  }
+
   /** Reports revisions from the loop's events (config_invalid, reconcile_succeeded). */
   observe(event: WatchEvent): void {
     if (event.type === "config_invalid" && this.#loading !== undefined && !event.repeated) {

@@ -73,8 +73,9 @@ export async function runWatchService(opts: WatchServiceOptions): Promise<void> 
   const board = new StatusBoard({ revision: () => git?.loading });
   const emit: EventSink = (event) => {
     metrics.observe(event);
-    board.observe(event);
-    opts.log(event);
+    const shown = git ? git.asRepository(event) : event;
+    board.observe(shown);
+    opts.log(shown);
     git?.observe(event);
   };
   if (opts.git !== undefined) {

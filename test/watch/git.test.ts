@@ -128,8 +128,12 @@ describe.skipIf(pg === undefined)("tgw watch --git", () => {
       expect(invalid.event.problem).toBe(status.revision.invalid.problem);
       const logged = w.events().find((e) => e.event === "config_invalid") as unknown as {
         problems: { file: string }[];
+        trigger: { files: string[]; text: string };
       };
       expect(logged.problems.map((p) => p.file)).toEqual(["infra/main.yaml"]);
+      // The checkout's change that triggered the run, named as the repository names it too.
+      expect(logged.trigger.files).toEqual(["infra/main.yaml"]);
+      expect(logged.trigger.text).toBe("file change: infra/main.yaml");
       expect(await keysDescribed(server, "git-first")).toHaveLength(1);
 
       // A good commit again: applied, and recorded with the state.
