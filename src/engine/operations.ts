@@ -37,12 +37,12 @@ import { holdsRefs, resolveRefs } from "./refs.js";
 import { createBody, patchBody, putBody } from "./requests.js";
 import type { Step } from "./steps.js";
 import { runTokenCommand } from "./token-command.js";
+import { tokenDigest } from "./token-sidecar.js";
 import {
   defaultTokenPath,
   keyAsidePath,
   setAsideKeysToken,
   takeBackKeyToken,
-  tokenDigest,
   writeKeyToken,
 } from "./tokens.js";
 

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type EngineEvent, reconcile } from "../../src/engine/index.js";
-import { tokenDigest } from "../../src/engine/tokens.js";
+import { tokenDigest } from "../../src/engine/token-sidecar.js";
 import { desired, res } from "./builders.js";
 import { type Bench, startBench } from "./harness.js";
 
