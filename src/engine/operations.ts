@@ -41,7 +41,9 @@ import { tokenDigest } from "./token-sidecar.js";
 import {
   defaultTokenPath,
   keyAsidePath,
+  type SidecarIndex,
   setAsideKeysToken,
+  sidecarIndex,
   takeBackKeyToken,
   writeKeyToken,
 } from "./tokens.js";
@@ -222,7 +224,7 @@ async function deleteObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
       ? tokenFilePath(configuredTokenFile(resource), ctx.desired.configDir)
       : defaultTokenPath(c.address, ctx.desired.configDir);
     const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
-    const aside = await setAsideKeysToken(file, c.address, id, digest, keyTokenFiles(ctx));
+    const aside = await setAsideKeysToken(file, c.address, id, digest, ...keyTokenFiles(ctx));
     if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "deleted" });
   }
   return id;
@@ -253,26 +255,27 @@ async function forgetObject(ctx: ApplyContext, c: Change, kind: KindDescriptor):
   if (returnsToken(kind.kind)) {
     const file = defaultTokenPath(c.address, ctx.desired.configDir);
     const digest = before?.id === id ? before.tokenDelivered?.digest : undefined;
-    const aside = await setAsideKeysToken(file, c.address, id, digest, keyTokenFiles(ctx));
+    const aside = await setAsideKeysToken(file, c.address, id, digest, ...keyTokenFiles(ctx));
     if (aside) ctx.emit({ type: "token_set_aside", address: c.address, path: aside, reason: "removed" });
   }
   return id;
 }
 
-const keyTokenFilesOf = new WeakMap<ApplyContext, Set<string>>();
+const keyTokenFilesOf = new WeakMap<ApplyContext, [Set<string>, SidecarIndex]>();
 
 /**
- * The token files this apply's creates write (the keys it creates or replaces), made at the first
- * deleted or let-go key of a run: a deleted key's token is not looked for there.
+ * The token files this apply's creates write (the keys it creates or replaces: a deleted key's token
+ * is not looked for there), and the apply's index of sidecars; made at the first deleted or let-go key.
  */
-function keyTokenFiles(ctx: ApplyContext): Set<string> {
+function keyTokenFiles(ctx: ApplyContext): [Set<string>, SidecarIndex] {
   let files = keyTokenFilesOf.get(ctx);
   if (files === undefined) {
-    files = new Set();
+    const taken = new Set<string>();
     for (const address of ctx.createIds.keys()) {
       const r = ctx.resources.get(address);
-      if (r && returnsToken(r.kind)) files.add(tokenFilePath(configuredTokenFile(r), ctx.desired.configDir));
+      if (r && returnsToken(r.kind)) taken.add(tokenFilePath(configuredTokenFile(r), ctx.desired.configDir));
     }
+    files = [taken, sidecarIndex()];
     keyTokenFilesOf.set(ctx, files);
   }
   return files;

@@ -132,7 +132,8 @@ export async function takeBackKeyToken(
  * token's digest is `digest`, the one the key's record keeps), else a file of its directory whose
  * sidecar names the key (its token did not follow a `tgw state mv` yet) and that is none of `taken`
  * (the token files this apply's creates may be writing at the same time), to
- * `removed/<name>.<id>.token` beside it. @returns the new path, or undefined when no file holds that
+ * `removed/<name>.<id>.token` beside it. `index` is the run's `sidecarIndex` (each directory read once
+ * however many keys are looked for). @returns the new path, or undefined when no file holds that
  * key's token
  * @throws Error from the file system (EACCES...)
  */
@@ -140,16 +141,37 @@ export async function setAsideKeysToken(
   file: string,
   address: string,
   id: string,
-  digest?: string,
-  taken: ReadonlySet<string> = new Set(),
+  digest: string | undefined,
+  taken: ReadonlySet<string>,
+  index: SidecarIndex,
 ): Promise<string | undefined> {
   const { token, owner, sidecar } = tokenOwner(file);
   const legacy = sidecar === undefined && token !== undefined && tokenDigest(token) === digest;
   if (owner?.key_id === id || legacy) return moveAside(file, nameOf(address), id);
-  const dir = dirname(file);
-  const names = new Set(await readdir(dir).catch(() => [] as string[]));
-  const found = sidecarsIn(dir, names).get(id);
-  return found === undefined || taken.has(found) ? undefined : moveAside(found, nameOf(address), id);
+  const holders = await index(dirname(file));
+  const found = holders.get(id);
+  if (found === undefined || taken.has(found)) return undefined;
+  holders.delete(id);
+  return moveAside(found, nameOf(address), id);
+}
+
+/** Directory -> the files of it holding the token their sidecar names, by key id (`sidecarIndex`). */
+export type SidecarIndex = (dir: string) => Promise<Map<string, string>>;
+
+/** A `SidecarIndex` that reads each directory once, the first time it is asked for. */
+export function sidecarIndex(): SidecarIndex {
+  const byDir = new Map<string, Promise<Map<string, string>>>();
+  return (dir) => {
+    let index = byDir.get(dir);
+    if (index === undefined) {
+      index = readdir(dir).then(
+        (all) => sidecarsIn(dir, new Set(all)),
+        () => new Map<string, string>(),
+      );
+      byDir.set(dir, index);
+    }
+    return index;
+  };
 }
 
 /** An API key that exists while its token is lost: the API never shows a token again. */
