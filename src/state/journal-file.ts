@@ -4,7 +4,7 @@
  * entries applied in order. A line is
  *
  * ```json
- * {"version":2,"lineage":"…","serial":13,"stack":"shop","api":{…},"set":{"api_keys.ci":{…}},"removed":["a.b"]}
+ * {"version":4,"lineage":"…","serial":13,"stack":"shop","api":{…},"set":{"api_keys.ci":{…}},"removed":["a.b"]}
  * ```
  *
  * - `serial` is the serial of the state after the entry; entries chain: each is one more than the last.
