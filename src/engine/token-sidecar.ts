@@ -48,7 +48,7 @@ function readText(file: string): string {
 }
 
 /** The token `file` holds whole (the token, then the newline written after it), if any. */
-function wholeToken(file: string): string | undefined {
+export function wholeToken(file: string): string | undefined {
   const text = readText(file);
   return /^\S+\n$/.test(text) ? text.slice(0, -1) : undefined;
 }
@@ -88,7 +88,10 @@ export async function moveTokenFile(from: string, to: string): Promise<void> {
   await mkdir(dirname(to), { recursive: true, mode: 0o700 });
   await rename(sidecarPath(from), sidecarPath(to)).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== "ENOENT") throw err;
-    await rm(sidecarPath(to), { force: true });
+    // Kept when it describes this very token: a move cut off between its two renames, resumed.
+    const token = wholeToken(from);
+    if (token === undefined || sidecarOf(to)?.digest !== tokenDigest(token))
+      await rm(sidecarPath(to), { force: true });
   });
   await rename(from, to);
 }

@@ -30,6 +30,7 @@ import {
   type TokenSidecar,
   tokenDigest,
   tokenOwner,
+  wholeToken,
 } from "./token-sidecar.js";
 import { writeTokenFile } from "./token-writer.js";
 
@@ -270,11 +271,26 @@ async function placeOf(
   const own = namesKey(sidecar, id, api);
   const { token, owner } = exists ? tokenOwner(to, sidecar) : { token: undefined, owner: undefined };
   if (own && owner !== undefined) return "here";
-  const from = await tokenSource(c, to, files);
+  const from = (await tokenSource(c, to, files)) ?? (own ? await halfMoved(to, sidecar, files) : undefined);
   if (from !== undefined) return { from };
   if (own) return "lost";
   if (delivered === "file") return "here";
   return token === undefined || owner !== undefined ? "lost" : "here";
+}
+
+/**
+ * A file of `to`'s directory that no sidecar describes and holds the token of `sidecar` (`to`'s, naming
+ * the key): a token move killed between its two renames (the sidecar goes first, `moveTokenFile`).
+ */
+async function halfMoved(to: string, sidecar: TokenSidecar | undefined, files: KeyTokenFiles) {
+  const dir = dirname(to);
+  const names = await files.listing(dir);
+  for (const name of names) {
+    if (names.has(`${name}.json`) || name.endsWith(".json")) continue;
+    const token = wholeToken(join(dir, name));
+    if (token !== undefined && tokenDigest(token) === sidecar?.digest) return join(dir, name);
+  }
+  return undefined;
 }
 
 /** Moves key `c`'s token file from `from` to `to`, clearing `to` first (`clearFor`). */
@@ -309,6 +325,8 @@ interface KeyTokenFiles {
   resources: Map<string, DesiredResource>;
   /** True when `path` exists: one listing per directory (keys share one), not a check per key. */
   listed: (path: string) => Promise<boolean>;
+  /** The names in `dir` (read once per run). */
+  listing: (dir: string) => Promise<Set<string>>;
   /**
    * The token files of directory `dir` and of its `removed/` by the key id their sidecar (for a
    * set-aside file, its name) gives: read once per directory, the first time a key's token is looked for.
@@ -342,6 +360,7 @@ async function keyTokenFiles(desired: DesiredState): Promise<KeyTokenFiles> {
     configDir: desired.configDir,
     resources: new Map(desired.resources.map((r) => [r.address, r])),
     listed: async (path) => (await listing(dirname(path))).has(basename(path)),
+    listing,
     holders,
   };
 }

@@ -3,7 +3,7 @@
  * then the rename in YAML; `moved:` entries, chained over two renames; a state holding two records of
  * one object. Each journey ends with the object still alive (same id, same token) and an empty plan.
  */
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { useStackDir } from "../stack-dir.js";
@@ -64,6 +64,26 @@ it("state mv onto the name of a key deleted earlier: the deleted key's token fil
   await applyThenEmptyPlan();
   expect((await state()).resources["api_keys.admin"]?.id).toBe(id);
   expect(await readFile(join(ctx.dir, ".tgw", "secrets", "admin.token"), "utf8")).toBe(token);
+  expect((await run("plan")).stderr).not.toContain("token");
+});
+
+it("a token move killed between its two renames (the sidecar moved, the token not): the next apply finishes it", async () => {
+  await configure("half-moved", ["ops"]);
+  await applyThenEmptyPlan();
+  const id = (await state()).resources["api_keys.ops"]?.id as string;
+  const secrets = join(ctx.dir, ".tgw", "secrets");
+  const token = await readFile(join(secrets, "ops.token"), "utf8");
+  expect((await run("state", "mv", "api_keys.ops", "api_keys.admin")).code).toBe(0);
+  await configure("half-moved", ["admin"]);
+  // What a SIGKILL between moveTokenFile's renames leaves: admin's sidecar, the token still in ops.token.
+  await rename(join(secrets, "ops.token.json"), join(secrets, "admin.token.json"));
+  expect((await run("plan")).stderr).not.toContain("is not on this machine");
+  const applied = await run("apply", "--auto-approve");
+  expect(applied.stdout).toContain("moved to .tgw/secrets/admin.token");
+  await applyThenEmptyPlan();
+  expect(await readFile(join(secrets, "admin.token"), "utf8")).toBe(token);
+  const sidecar = JSON.parse(await readFile(join(secrets, "admin.token.json"), "utf8")) as { key_id: string };
+  expect(sidecar.key_id).toBe(id);
   expect((await run("plan")).stderr).not.toContain("token");
 });
 
