@@ -161,17 +161,23 @@ export type SidecarIndex = (dir: string) => Promise<Map<string, string>>;
 
 /** A `SidecarIndex` that reads each directory once, the first time it is asked for. */
 export function sidecarIndex(): SidecarIndex {
-  const byDir = new Map<string, Promise<Map<string, string>>>();
+  return perDir(async (dir) => sidecarsIn(dir, await listOf(dir)));
+}
+
+/** The names in `dir`; none when it cannot be read. */
+const listOf = (dir: string) =>
+  readdir(dir).then(
+    (all) => new Set(all),
+    () => new Set<string>(),
+  );
+
+/** `read`, run once per directory (the first call's promise is kept for the others). */
+function perDir<T>(read: (dir: string) => Promise<T>): (dir: string) => Promise<T> {
+  const byDir = new Map<string, Promise<T>>();
   return (dir) => {
-    let index = byDir.get(dir);
-    if (index === undefined) {
-      index = readdir(dir).then(
-        (all) => sidecarsIn(dir, new Set(all)),
-        () => new Map<string, string>(),
-      );
-      byDir.set(dir, index);
-    }
-    return index;
+    const value = byDir.get(dir) ?? read(dir);
+    byDir.set(dir, value);
+    return value;
   };
 }
 
@@ -319,7 +325,7 @@ async function moveInto(
   emit({ type: "token_moved", address: c.address, from, path: to });
 }
 
-/** What `lostTokens` and `moveTokenFiles` read of a configuration's token files, once per run. */
+/** What `settleTokens` reads of a configuration's token files, once per run. */
 interface KeyTokenFiles {
   configDir: string;
   resources: Map<string, DesiredResource>;
@@ -335,33 +341,13 @@ interface KeyTokenFiles {
 }
 
 async function keyTokenFiles(desired: DesiredState): Promise<KeyTokenFiles> {
-  const listings = new Map<string, Promise<Set<string>>>();
-  const listing = (dir: string) => {
-    let names = listings.get(dir);
-    if (names === undefined) {
-      names = readdir(dir).then(
-        (all) => new Set(all),
-        () => new Set<string>(),
-      );
-      listings.set(dir, names);
-    }
-    return names;
-  };
-  const indexes = new Map<string, Promise<Map<string, string>>>();
-  const holders = (dir: string) => {
-    let index = indexes.get(dir);
-    if (index === undefined) {
-      index = holdersIn(dir, listing);
-      indexes.set(dir, index);
-    }
-    return index;
-  };
+  const listing = perDir(listOf);
   return {
     configDir: desired.configDir,
     resources: new Map(desired.resources.map((r) => [r.address, r])),
     listed: async (path) => (await listing(dirname(path))).has(basename(path)),
     listing,
-    holders,
+    holders: perDir((dir) => holdersIn(dir, listing)),
   };
 }
 
