@@ -74,7 +74,7 @@ export type WatchEvent =
       trigger: Trigger;
       mode: ReconcileMode;
       durationMs: number;
-      /** `TgwError` code (`api`, `network`, `lock_timeout`...), or `internal` for a bug. */
+      /** `TgwError` code (`api`, `network`, `state_locked`...), or `internal` for a bug. */
       code: string;
       /** One line: for API errors the method, path, status, error code, message and operation id. */
       message: string;
