@@ -62,7 +62,6 @@ describe("tgw terraform install", () => {
       const folder = dirname(installs[0]?.executable ?? "");
       expect(readdirSync(folder).sort()).toEqual([
         "launch.cjs",
-        "protocol",
         "provider-schema.gen.json",
         "provider.cjs",
         "terraform-provider-tunnelgw_v0.1.0",
