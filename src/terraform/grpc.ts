@@ -15,9 +15,9 @@
  * - Deadlines: `grpc-timeout` (`<1-8 digits><H|M|S|m|u|n>`) ends the call with DEADLINE_EXCEEDED when
  *   it passes, and aborts the handler's signal; so does a client that goes away (reset, closed
  *   connection), after which nothing more is written.
- * - Stopping: `close()` takes no new connections or streams (GOAWAY), ends response streams with OK,
- *   and resolves when the unary calls in flight have answered and the connections are closed;
- *   `close(true)` drops everything at once.
+ * - Stopping: `close()` takes no new connections or streams (GOAWAY; a stream that still comes is
+ *   UNAVAILABLE), ends response streams with OK, and resolves when the unary calls in flight have
+ *   answered and the connections are closed; `close(true)` drops everything at once.
  */
 import * as http2 from "node:http2";
 
@@ -140,8 +140,10 @@ export function grpcServer(
   });
   server.on("sessionError", () => {});
   server.on("tlsClientError", () => {}); // a client without the trusted certificate
+  let closing = false;
   server.on("stream", (stream, headers) => {
     const call = new Call(stream, headers);
+    if (closing) return call.finish(Status.UNAVAILABLE, "the server is stopping");
     calls.add(call);
     call.signal.addEventListener("abort", () => calls.delete(call));
     void serveCall(call, methods, limit).finally(() => calls.delete(call));
@@ -149,6 +151,7 @@ export function grpcServer(
   return {
     listen: (address) => listen(server, address),
     close: async (force = false) => {
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if (!force) for (const call of calls) if (call.streaming) call.finish(Status.OK, "", "server stopping");
       for (const session of sessions) force ? session.destroy() : session.close();
@@ -185,8 +188,10 @@ async function serveCall(call: Call, methods: ReadonlyMap<string, Method>, limit
     return call.finish(Status.UNIMPLEMENTED, `message encoding ${encoding} is not supported`);
   const timeout = parseTimeout(headers["grpc-timeout"]);
   if (timeout !== undefined) call.deadline(timeout);
+  call.streaming = method.kind === "server-stream";
   try {
     const messages = await readMessages(call.stream, limit);
+    if (call.signal.aborted) return; // ended meanwhile: the deadline, the client, the server stopping
     if (messages.length !== 1)
       throw new GrpcError(Status.INTERNAL, `expected one request message, got ${messages.length}`);
     let request: unknown;
@@ -344,7 +349,6 @@ class Call {
   }
 
   streamContext(encode: (message: unknown) => Uint8Array): StreamContext {
-    this.streaming = true;
     return { ...this.context(), send: (message) => this.#write(encode(message)) };
   }
 

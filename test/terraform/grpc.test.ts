@@ -32,7 +32,13 @@ const json = {
   encode: (message: unknown) => Buffer.from(JSON.stringify(message)),
 };
 type Req = { text?: string; wait?: number; code?: number };
-const seen: { aborted: unknown[] } = { aborted: [] };
+const seen: { started: number; aborted: unknown[] } = { started: 0, aborted: [] };
+
+/** Waits until `cond` holds (the machine may be slow), for up to 5 s. */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await sleep(10);
+  expect(cond()).toBe(true);
+}
 
 const methods = new Map<string, Method>([
   ["/t.Echo/Say", { kind: "unary", ...json, handle: (r) => ({ said: (r as Req).text }) }],
@@ -64,6 +70,7 @@ const methods = new Map<string, Method>([
       kind: "unary",
       ...json,
       handle: async (_r, call) => {
+        seen.started++;
         await once(call.signal, "abort");
         seen.aborted.push(call.signal.reason);
         return { late: true };
@@ -76,6 +83,7 @@ const methods = new Map<string, Method>([
       kind: "server-stream",
       ...json,
       handle: async (_r, call) => {
+        seen.started++;
         call.send({ n: 1 });
         call.send({ n: 2 });
         await once(call.signal, "abort");
@@ -90,6 +98,7 @@ afterEach(async () => {
   await server?.close(true);
   server = undefined;
   seen.aborted = [];
+  seen.started = 0;
 });
 
 async function start(): Promise<http2.ClientHttp2Session> {
@@ -226,7 +235,7 @@ describe("the gRPC layer", () => {
     const answer = await call(session, "/t.Echo/Hang", request({}), { "grpc-timeout": "80m" });
     expect(answer.status).toBe(Status.DEADLINE_EXCEEDED);
     expect(Date.now() - started).toBeGreaterThanOrEqual(70);
-    await sleep(10);
+    await until(() => seen.aborted.length === 1);
     expect(seen.aborted).toEqual([expect.objectContaining({ code: Status.DEADLINE_EXCEEDED })]);
     session.close();
   });
@@ -240,9 +249,9 @@ describe("the gRPC layer", () => {
     });
     req.on("error", () => {});
     req.end(request({})[0]);
-    await sleep(50);
+    await until(() => seen.started === 1);
     req.close(http2.constants.NGHTTP2_CANCEL);
-    await sleep(50);
+    await until(() => seen.aborted.length === 1);
     expect(seen.aborted).toEqual([expect.objectContaining({ code: Status.CANCELLED })]);
     expect((await call(session, "/t.Echo/Say", request({ text: "hi" }))).messages).toEqual([{ said: "hi" }]);
     session.destroy();
@@ -258,7 +267,7 @@ describe("the gRPC layer", () => {
     const session = await start();
     const watching = call(session, "/t.Echo/Watch", request({}));
     const slow = call(session, "/t.Echo/Slow", request({ text: "last", wait: 100 }));
-    await sleep(30);
+    await until(() => seen.started === 1);
     const closed = server?.close();
     const [watch, last] = await Promise.all([watching, slow]);
     expect(watch.messages).toEqual([{ n: 1 }, { n: 2 }]);
