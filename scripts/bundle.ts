@@ -60,7 +60,7 @@ export async function bundleCli(outdir = resolve(ROOT, "dist", "tgw")): Promise<
  * Writes terraform-provider-tunnelgw as a folder that needs nothing but `node` (issue 27 §2.3):
  * `provider.cjs` (src/terraform/main.ts and every package it uses, none external), `launch.cjs` (its
  * entry point: src/terraform/launcher.ts, which runs it with a V8 code cache), and the files it reads
- * beside itself (the provider schema, the protocol's .proto texts). `tgw terraform install`
+ * beside itself (the provider schema; the protocol's descriptor is in the bundle). `tgw terraform install`
  * copies the folder into a mirror (src/terraform/install.ts): its hash covers the provider's code and
  * version, never this machine's paths.
  *
@@ -89,7 +89,6 @@ export async function bundleProvider(outdir: string): Promise<void> {
     resolve(ROOT, "src", "terraform", "provider-schema.gen.json"),
     join(outdir, "provider-schema.gen.json"),
   );
-  cpSync(resolve(ROOT, "src", "terraform", "protocol"), join(outdir, "protocol"), { recursive: true });
 }
 
 /** What the constructs' package may import: its peer dependencies (packages/cdktf/package.json). */

@@ -9,13 +9,14 @@
  * - schemas/config.schema.json: the JSON Schema of configuration files, for editors;
  * - the per-kind sections of docs/configuration.md (field tables and examples);
  * - src/terraform/provider-schema.gen.json: the Terraform provider schema of `tunnelgw`;
+ * - src/terraform/protocol.gen.json: the plugin protocol's descriptor, from src/terraform/protocol/*.proto;
  * - src/cdktf/gen/: the CDKTF bindings generated from that provider schema (`@tunnelgw/cdktf`);
  * - docs/terraform/resources/ and data-sources/: the provider's pages in the Registry's layout.
  *
  *   npm run gen            write the files
  *   npm run gen -- --check exit 1 if a file is out of date (test/model/kinds-gen.test.ts, types-gen.test.ts,
  *                          test/config/config-schema.test.ts, config-docs.test.ts,
- *                          test/terraform/provider-schema.test.ts, test/cdktf/bindings.test.ts
+ *                          test/terraform/provider-schema.test.ts, protocol.test.ts, test/cdktf/bindings.test.ts
  *                          and test/terraform/registry-docs.test.ts check the same)
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +28,7 @@ import { parseProviderSchema } from "../src/terraform/schema.js";
 import { generateBindings } from "./gen-cdktf.js";
 import { withKindSections } from "./gen-config-docs.js";
 import { generateConfigSchema } from "./gen-config-schema.js";
+import { protocolDescriptorText } from "./gen-protocol.js";
 import { providerSchemaText } from "./gen-provider-schema.js";
 import { terraformDocs } from "./gen-terraform-docs.js";
 import { generateTypes } from "./gen-types.js";
@@ -44,6 +46,7 @@ const targets: Array<[string, string]> = [
   [fileURLToPath(new URL("../schemas/config.schema.json", import.meta.url)), generateConfigSchema()],
   [docs, withKindSections(readFileSync(docs, "utf8"))],
   [fileURLToPath(new URL("../src/terraform/provider-schema.gen.json", import.meta.url)), providerSchema],
+  [fileURLToPath(new URL("../src/terraform/protocol.gen.json", import.meta.url)), protocolDescriptorText()],
   [fileURLToPath(new URL("../src/model/validators.gen.ts", import.meta.url)), generateValidators()],
   [fileURLToPath(new URL("../src/state/format.gen.ts", import.meta.url)), generateStateValidator()],
 ];

@@ -3,7 +3,6 @@
  * wrapper). Run by hand, it explains that Terraform starts it; started by Terraform, it prints the
  * go-plugin handshake line and serves until Terraform asks it to shut down, or Terraform is gone.
  */
-import type * as grpc from "@grpc/grpc-js";
 import {
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
@@ -45,16 +44,13 @@ function lazyHandlers(): ProviderHandlers {
   const load = () => (provider ??= import("./provider.js").then((m) => new m.TunnelgwProvider().handlers()));
   const out: ProviderHandlers = {};
   for (const name of PROVIDER_RPCS) {
-    out[name] = (call: unknown, callback: grpc.sendUnaryData<unknown>) => {
-      load().then(
-        (handlers) =>
-          (handlers[name] as (c: unknown, cb: grpc.sendUnaryData<unknown>) => void)(call, callback),
-        (err: Error) => callback(err),
-      );
+    out[name] = async (request) => {
+      const handler = (await load())[name];
+      if (!handler) throw new Error(`the provider has no handler for ${name}`);
+      return handler(request);
     };
   }
-  out.GetProviderSchema = (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
-    callback(null, schemaResponse(loadProviderSchema()));
+  out.GetProviderSchema = () => schemaResponse(loadProviderSchema());
   return out;
 }
 

@@ -12,11 +12,12 @@
  *   stdio stream (nothing is forwarded: logs go to stderr, which Terraform shows at TF_LOG=debug) and
  *   the gRPC health check.
  */
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as grpc from "@grpc/grpc-js";
-import { loadProto } from "./protocol.js";
+import { grpcServer, type Method } from "./grpc.js";
+import { type ProtocolMethod, type ProtocolService, protocolMethods } from "./protocol.js";
 import { selfSignedCertificate } from "./tls.js";
 
 /** Terraform's handshake cookie (go-plugin `MagicCookieKey` / `MagicCookieValue`). */
@@ -42,8 +43,15 @@ export const PROVIDER_RPCS = [
 /** One of `PROVIDER_RPCS`. */
 export type ProviderRpc = (typeof PROVIDER_RPCS)[number];
 
-/** The handlers of the tfplugin6 Provider service, by method name. */
-export type ProviderHandlers = grpc.UntypedServiceImplementation;
+/**
+ * A unary handler: the request as a plain object (./protocol.ts: field names as in the .proto files,
+ * enums by name) to the response. A throw answers the call with a gRPC error (./grpc.ts): the
+ * provider's own handlers answer with diagnostics instead.
+ */
+export type ProviderHandler = (request: Record<string, unknown>) => Promise<object> | object;
+
+/** The handlers of the tfplugin6 Provider service, by method name; a method without one is UNIMPLEMENTED. */
+export type ProviderHandlers = Partial<Record<string, ProviderHandler>>;
 
 /** A running plugin server. */
 export interface PluginServer {
@@ -64,8 +72,6 @@ export async function servePlugin(
   handlers: ProviderHandlers,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PluginServer> {
-  const proto = loadProto();
-  const server = new grpc.Server();
   let resolveStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     resolveStopped = resolve;
@@ -73,43 +79,56 @@ export async function servePlugin(
   const dir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), "tgw-plugin-"));
   const socket = join(dir, "plugin.sock");
   const stop = async (force = false) => {
-    if (force) server.forceShutdown();
-    else await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    await server.close(force);
     rmSync(dir, { recursive: true, force: true });
     resolveStopped();
   };
-
-  server.addService(proto.tfplugin6.Provider.service, handlers);
-  server.addService(proto.plugin.GRPCController.service, {
-    Shutdown: (_call: unknown, callback: grpc.sendUnaryData<object>) => {
-      callback(null, {});
+  const methods = new Map<string, Method>();
+  const serve = (service: ProtocolService, byName: ProviderHandlers) => {
+    for (const m of protocolMethods(service)) {
+      const handler = byName[m.name];
+      if (handler && !m.responseStream) methods.set(m.path, unary(m, handler));
+    }
+  };
+  serve("tfplugin6.Provider", handlers);
+  serve("plugin.GRPCController", {
+    Shutdown: () => {
       setImmediate(() => void stop());
+      return {};
     },
   });
-  server.addService(proto.plugin.GRPCStdio.service, {
-    // Nothing is forwarded; the stream stays open until Terraform closes it.
-    StreamStdio: (call: grpc.ServerWritableStream<object, object>) => {
-      call.on("cancelled", () => call.end());
-    },
-  });
-  server.addService(proto.health.Health.service, {
-    Check: (_call: unknown, callback: grpc.sendUnaryData<object>) => callback(null, { status: "SERVING" }),
-  });
+  serve("grpc.health.v1.Health", { Check: () => ({ status: "SERVING" }) });
+  const [stdio] = protocolMethods("plugin.GRPCStdio");
+  if (stdio)
+    methods.set(stdio.path, {
+      kind: "server-stream",
+      decode: (bytes) => stdio.request.decode(bytes),
+      encode: (message) => stdio.response.encode(message as object),
+      // Nothing is forwarded; the stream stays open until Terraform closes it or the server stops.
+      handle: async (_request, call) => {
+        await once(call.signal, "abort");
+      },
+    });
 
-  let credentials = grpc.ServerCredentials.createInsecure();
   let cert = "";
+  let tls: { keyPem: string; certPem: string; clientCaPem: string } | undefined;
   const clientCert = env.PLUGIN_CLIENT_CERT;
   if (clientCert) {
-    const own = await selfSignedCertificate("localhost");
-    credentials = grpc.ServerCredentials.createSsl(
-      Buffer.from(clientCert),
-      [{ private_key: Buffer.from(own.keyPem), cert_chain: Buffer.from(own.certPem) }],
-      true,
-    );
+    const own = selfSignedCertificate("localhost");
+    tls = { keyPem: own.keyPem, certPem: own.certPem, clientCaPem: clientCert };
     cert = own.der.toString("base64").replace(/=+$/, "");
   }
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socket}`, credentials, (err) => (err ? reject(err) : resolve())),
-  );
+  const server = grpcServer(methods, tls ? { tls } : {});
+  await server.listen(socket);
   return { handshake: `1|6|unix|${socket}|grpc|${cert}`, stopped, stop };
+}
+
+/** A unary method of the protocol served by `handler`. */
+function unary(m: ProtocolMethod, handler: ProviderHandler): Method {
+  return {
+    kind: "unary",
+    decode: (bytes) => m.request.decode(bytes),
+    encode: (message) => m.response.encode(message as object),
+    handle: (request) => handler(request as Record<string, unknown>),
+  };
 }

@@ -14,7 +14,6 @@
  * (import it), and two resources on one path are refused when the plan meets the second.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type * as grpc from "@grpc/grpc-js";
 import { type Api, ApiClient, ApiError, defaultBudgetDir, NetworkError } from "../client/index.js";
 import { objectPath } from "../engine/apply.js";
 import { describeError } from "../engine/errors.js";
@@ -53,7 +52,7 @@ import {
   terraformWorkspace,
 } from "./identity.js";
 import { ListCache, type RefreshMode } from "./list-cache.js";
-import type { ProviderRpc } from "./plugin-server.js";
+import type { ProviderHandlers, ProviderRpc } from "./plugin-server.js";
 import { blockType, loadProviderSchema, type ProviderSchema, schemaResponse } from "./schema.js";
 import { attributePath, type PathStep, validateConfig } from "./validate.js";
 import {
@@ -135,8 +134,11 @@ export class TunnelgwProvider {
     this.#refresh = options.refresh ?? (this.#env.TGW_TERRAFORM_REFRESH === "get" ? "get" : "list");
   }
 
-  /** The grpc-js service implementation. */
-  handlers(): grpc.UntypedServiceImplementation {
+  /**
+   * The handlers of the Provider service (./plugin-server.ts), by method name: each answers a failure
+   * with an error diagnostic (`describeError`) rather than a gRPC error.
+   */
+  handlers(): ProviderHandlers {
     const rpcs: Record<ProviderRpc, Handler> = {
       GetProviderSchema: async () => schemaResponse(this.#schema),
       ValidateProviderConfig: async (r) => this.#validateProvider(r),
@@ -151,15 +153,10 @@ export class TunnelgwProvider {
       ReadDataSource: (r) => this.#readData(r),
       StopProvider: async () => ({ Error: "" }),
     };
-    const out: grpc.UntypedServiceImplementation = {};
-    for (const [name, fn] of Object.entries(rpcs)) {
-      out[name] = (call: grpc.ServerUnaryCall<Request, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        fn(call.request).then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(null, { diagnostics: [error(`${name} failed`, describeError(err))] }),
-        );
-      };
-    }
+    const out: ProviderHandlers = {};
+    for (const [name, fn] of Object.entries(rpcs))
+      out[name] = (request) =>
+        fn(request).catch((err: unknown) => ({ diagnostics: [error(`${name} failed`, describeError(err))] }));
     return out;
   }
 

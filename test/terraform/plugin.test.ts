@@ -62,7 +62,6 @@ describe("tgw terraform install", () => {
       const folder = dirname(installs[0]?.executable ?? "");
       expect(readdirSync(folder).sort()).toEqual([
         "launch.cjs",
-        "protocol",
         "provider-schema.gen.json",
         "provider.cjs",
         "terraform-provider-tunnelgw_v0.1.0",
@@ -96,7 +95,7 @@ describe("tgw terraform install", () => {
     const alone = await run({ [MAGIC_COOKIE_KEY]: "" });
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain("Terraform starts it");
-    const client = await selfSignedCertificate("localhost");
+    const client = selfSignedCertificate("localhost");
     const started = await run({ [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_CLIENT_CERT: client.certPem });
     const parts = started.firstLine.split("|");
     expect(parts.slice(0, 3)).toEqual(["1", "6", "unix"]);
