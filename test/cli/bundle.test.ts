@@ -204,6 +204,9 @@ describe("the CLI bundle", () => {
     expect(text).toBe('#!/bin/sh\nexec node "$(dirname "$0")/launch.cjs" "$@"\n');
     const installed = await readFile(join(wrapper as string, "..", "provider.cjs"));
     expect(installed.equals(await readFile(join(outdir, "provider", "provider.cjs")))).toBe(true);
+    // Its transport is ours (issue 44): none of the libraries it started with is bundled.
+    for (const library of ["@grpc/grpc-js", "@grpc/proto-loader", "@peculiar/x509", "proto-loader"])
+      expect(installed.includes(library), library).toBe(false);
     // Run by hand, even with --version, it says what it is: no stack trace from the CLI's launcher.
     const byHand = spawnSync(wrapper as string, ["--version"], { encoding: "utf8" });
     expect(byHand.status).toBe(1);
