@@ -15,7 +15,7 @@
  * Pure: no I/O. Without ownership markers there is no create id to look for: no pending record is
  * written.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { StateRecord, StateSnapshot } from "../state/store.js";
 import type { LiveObject, LiveState } from "./live.js";
 import { DEPOSED_SUFFIX, olderFirst } from "./ownership.js";
@@ -23,12 +23,9 @@ import { DEPOSED_SUFFIX, olderFirst } from "./ownership.js";
 /** Suffix of the state address that records a create about to be sent (its id is the create id). */
 export const PENDING_SUFFIX = "#pending";
 
-/**
- * A new create id: 16 hex digits (model/metadata.ts MARKER_CREATE_PLACEHOLDER), the first of a v4 UUID
- * (60 random bits; `randomUUID` draws from a cached pool, where `randomBytes` asks the system per id).
- */
+/** A new create id: 16 hex digits (model/metadata.ts MARKER_CREATE_PLACEHOLDER). */
 export function newCreateId(): string {
-  return randomUUID().replaceAll("-", "").slice(0, 16);
+  return randomBytes(8).toString("hex");
 }
 
 /** The pending record of a create of `record.address` with `createId` (the record as it will be, id aside). */
