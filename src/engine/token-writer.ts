@@ -32,6 +32,7 @@ import { Worker } from "node:worker_threads";
 import type { DesiredState } from "../model/desired.js";
 import { configuredTokenFile, returnsToken, tokenFilePath } from "../model/token-file.js";
 import { processIsAlive } from "../state/lock-info.js";
+import { sidecarPath } from "./token-sidecar.js";
 
 /**
  * How long a token waits for others before they go to the worker together (ms). A wake-up of the worker
@@ -109,7 +110,7 @@ function workerMain(): void {
   const write = ({ path, token, sidecar }: Job): void => {
     const dir = dirname(path);
     if (!made.has(dir)) mkdir(dir);
-    if (sidecar !== undefined) put(`${path}.json`, sidecar, dir);
+    if (sidecar !== undefined) put(`${path}.json`, sidecar, dir); // ./token-sidecar.ts sidecarPath: no imports here
     put(path, `${token}\n`, dir);
   };
   parentPort?.on("message", (jobs: Job[]) => {
@@ -275,7 +276,7 @@ export async function writeTokenFileInThread(path: string, token: string, sideca
     await mkdir(dir, { recursive: true, mode: 0o700 });
     madeDirs.add(dir);
   }
-  if (sidecar !== undefined) await putFile(`${path}.json`, sidecar, dir);
+  if (sidecar !== undefined) await putFile(sidecarPath(path), sidecar, dir);
   await putFile(path, `${token}\n`, dir);
 }
 
